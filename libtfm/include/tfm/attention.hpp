@@ -1,0 +1,41 @@
+// Scaled dot-product attention, all heads at once:
+//   out[:, h*Kv:(h+1)*Kv] = softmax(mask(q_h k_h^T * s)) v_h,   s = 1/sqrt(K) (or 1)
+// where q_h = q[:, h*K:(h+1)*K] is a strided view (the [T,D] -> [H,T,K] reshape costs no
+// copy) and every product is an sgemm. Projections are the caller's (see multihead.hpp).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "tfm/gemm.hpp"
+#include "tfm/softmax.hpp"
+
+namespace tfm {
+
+struct AttentionOptions {
+    std::size_t heads = 1;  // H
+    bool causal = false;
+    bool scaled = true;     // multiply scores by 1/sqrt(K); false: unscaled dot product
+};
+
+// Per-head size D/H, or an Error naming both numbers when H does not divide D.
+std::size_t head_size(std::size_t d, std::size_t heads);
+
+// Fills the scores of head `head` for queries first .. first+scores.rows-1 against keys
+// 0 .. scores.cols-1 (keys no query of the block can see are left out).
+using ScoreFn = std::function<void(std::size_t head, std::size_t first, Mat scores)>;
+
+// The part every attention shares: for each head and block of queries, scores -> masked
+// softmax -> times v_h, in parallel over (head, block).
+// out [Tq,Dv]; weights [H,Tq,Tk] contiguous, or nullptr; v [Tk,Dv].
+void attend(Mat out, float* weights, ConstMat v, std::size_t heads, const PrefixMask& mask,
+            const ScoreFn& scores);
+
+// q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] or nullptr.
+void dot_product_attention(Mat out, float* weights, ConstMat q, ConstMat k, ConstMat v,
+                           const PrefixMask& mask, const AttentionOptions& opt);
+
+// Floating-point operations of dot_product_attention (2 per multiply-add).
+double attention_flops(std::size_t tq, std::size_t tk, std::size_t d, std::size_t dv);
+
+}  // namespace tfm

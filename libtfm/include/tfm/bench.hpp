@@ -1,0 +1,39 @@
+// Measuring: repeated timings, this machine's own sgemm throughput (the yardstick every
+// figure is divided by), a description of the machine, and "a:b:xk" sweep ranges.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tfm {
+
+struct Timing {
+    std::vector<double> seconds;  // one per repetition
+    double min = 0, median = 0, max = 0;
+};
+
+struct TimingOptions {
+    int warmup = 1;
+    int repetitions = 5;
+    double min_total_seconds = 0;  // repeat more while the total is shorter than this
+};
+
+Timing time_it(const std::function<void()>& run, const TimingOptions& opt = {});
+
+// GFLOP/s of cblas_sgemm on n x n x n (best repetition), measured now.
+double sgemm_gflops(std::size_t n, const TimingOptions& opt = {});
+
+struct MachineInfo {
+    std::string cpu;      // model name from /proc/cpuinfo
+    unsigned cores = 0;   // online CPUs
+    int threads = 0;        // threads tfm uses (parallel.hpp)
+    std::string blas;     // library and core type
+};
+MachineInfo machine_info();
+
+// "256:4096:x2" (geometric), "128:1024:+128" (arithmetic), "64,128,512" or "512".
+std::vector<std::size_t> parse_range(const std::string& spec);
+
+}  // namespace tfm

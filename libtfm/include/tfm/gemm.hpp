@@ -1,0 +1,39 @@
+// Matrix views and the one way tfm multiplies matrices: OpenBLAS sgemm. Views carry a row
+// stride, so a head of a [T,D] activation (columns h*K..h*K+K-1) is a view, not a copy:
+// that is the reshape [T,D] -> [T,H,K] -> [H,T,K] of multi-head attention.
+#pragma once
+
+#include <cstddef>
+
+namespace tfm {
+
+struct ConstMat {
+    const float* data;
+    std::size_t rows, cols, ld;  // row-major; element (i,j) at data[i*ld + j]
+    ConstMat cols_range(std::size_t first, std::size_t n) const { return {data + first, rows, n, ld}; }
+    ConstMat rows_range(std::size_t first, std::size_t n) const { return {data + first * ld, n, cols, ld}; }
+};
+
+struct Mat {
+    float* data;
+    std::size_t rows, cols, ld;
+    operator ConstMat() const { return {data, rows, cols, ld}; }
+    Mat cols_range(std::size_t first, std::size_t n) const { return {data + first, rows, n, ld}; }
+    Mat rows_range(std::size_t first, std::size_t n) const { return {data + first * ld, n, cols, ld}; }
+};
+
+// A dense row-major [rows,cols] matrix over contiguous storage.
+inline Mat mat(float* data, std::size_t rows, std::size_t cols) { return {data, rows, cols, cols}; }
+inline ConstMat mat(const float* data, std::size_t rows, std::size_t cols) { return {data, rows, cols, cols}; }
+
+enum class Op { N, T };  // use the matrix as is, or transposed
+
+// C = alpha * op(A) * op(B) + beta * C; shapes are checked (throws tfm::Error).
+void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha = 1.0f, float beta = 0.0f);
+
+// Large products are split across the thread pool (parallel.hpp); OpenBLAS itself is set
+// to one thread, so nothing is oversubscribed.
+// "OpenBLAS 0.3.21 (Haswell, pthreads)" or similar.
+const char* blas_description();
+
+}  // namespace tfm

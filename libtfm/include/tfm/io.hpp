@@ -1,0 +1,62 @@
+// Buffered byte input and output over a file descriptor or a string in memory. Readers of
+// tensor streams, text lines and models sit on top of these; nothing here slurps a stream.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tfm {
+
+class Input {
+public:
+    explicit Input(int fd, std::string name = "stdin");   // does not own fd
+    static Input from_string(std::string data, std::string name = "<memory>");
+    Input(Input&&) noexcept;
+    Input& operator=(Input&&) noexcept;
+    ~Input();
+
+    // Reads up to n bytes; returns fewer only at end of input.
+    std::size_t read(void* dst, std::size_t n);
+    // Makes at least n bytes visible (fewer at end of input) and returns what is buffered.
+    std::string_view peek(std::size_t n);
+    // Reads one line without its '\n' (a final line need not end in '\n'); false at end of
+    // input. A line longer than max_bytes throws.
+    bool getline(std::string& line, std::size_t max_bytes = std::size_t(1) << 30);
+    bool at_end();
+    // Bytes left when the input is a regular file (or memory); nullopt for pipes/terminals.
+    std::optional<std::uint64_t> remaining() const;
+    const std::string& name() const { return name_; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::string name_;
+    std::size_t fill(std::size_t want);  // buffers more bytes; returns bytes buffered
+};
+
+class Output {
+public:
+    explicit Output(int fd);              // does not own fd
+    static Output to_string();            // collects into memory (tests)
+    Output(Output&&) noexcept;
+    Output& operator=(Output&&) noexcept;
+    ~Output();                            // flushes, swallowing errors
+
+    void write(const void* data, std::size_t n);
+    void write(std::string_view s) { write(s.data(), s.size()); }
+    void flush();                         // throws BrokenPipe on EPIPE, Error otherwise
+    bool is_terminal() const;
+    const std::string& str() const;       // what a memory output collected
+
+private:
+    int fd_ = -1;
+    std::vector<char> buf_;
+    std::string memory_;
+};
+
+}  // namespace tfm

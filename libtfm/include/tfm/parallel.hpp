@@ -1,0 +1,25 @@
+// tfm's one thread pool. Every parallel loop in the library goes through parallel_for, and
+// BLAS itself runs single-threaded inside it: large products are split by rows or columns
+// across the pool (gemm.cpp), attention by (head, query block). One pool means no
+// oversubscription, and because no output element is ever split across threads, results are
+// bit-identical whatever the thread count.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace tfm {
+
+// Threads used (the caller counts as one). Default: the TFM_THREADS environment variable,
+// else the number of online CPUs.
+int num_threads();
+void set_num_threads(int n);  // n <= 0 restores the default
+
+// Runs fn(i) for every i in [0, n), spread over the pool; returns when all are done. The
+// first exception thrown by a task is rethrown here. Calls from inside a task run serially.
+void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn);
+
+// True inside a parallel_for task.
+bool in_parallel();
+
+}  // namespace tfm

@@ -1,0 +1,35 @@
+// The text tensor format (DESIGN.md §3): numbers separated by spaces, one matrix row per
+// line, a blank line between tensors; "# shape: 2 5 64" before a tensor whose rank is not 2
+// (and before any empty tensor); other lines starting with '#' are comments.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "tfm/io.hpp"
+#include "tfm/tensor.hpp"
+
+namespace tfm {
+
+// Reads the next tensor; nullopt at end of input. A tensor whose numbers are all written as
+// integers comes back as ids, any other as floats. `line_no` counts lines across calls and
+// is used in messages.
+std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no);
+
+// Writing: the preamble ("# shape: ..." line, or nothing for a non-empty matrix), the values
+// row by row, then one blank line.
+std::string text_preamble(const Shape& shape);
+
+class TextValueWriter {
+public:
+    TextValueWriter(Output& out, std::size_t cols) : out_(out), cols_(cols ? cols : 1) {}
+    void append(const float* data, std::size_t n);
+    void append(const std::int64_t* data, std::size_t n);
+
+private:
+    Output& out_;
+    std::size_t cols_;
+    std::size_t col_ = 0;
+};
+
+}  // namespace tfm

@@ -1,0 +1,52 @@
+#include "tfm/additive_attention.hpp"
+
+#include <vector>
+
+#include "tfm/error.hpp"
+#include "tfm/fast_math.hpp"
+
+namespace tfm {
+
+AdditiveParams random_additive(std::size_t k, std::size_t a, Rng& rng) {
+    AdditiveParams p;
+    p.wq = xt::xtensor<float, 2>::from_shape({a, k});
+    p.wk = xt::xtensor<float, 2>::from_shape({a, k});
+    p.w = xt::xtensor<float, 1>::from_shape({a});
+    xavier_uniform(p.wq.data(), a, k, rng);
+    xavier_uniform(p.wk.data(), a, k, rng);
+    xavier_uniform(p.w.data(), 1, a, rng);
+    return p;
+}
+
+void additive_attention(Mat out, float* weights, ConstMat q, ConstMat k, ConstMat v,
+                        const PrefixMask& mask, std::size_t heads, const AdditiveParams& p) {
+    const std::size_t dk = head_size(q.cols, heads);
+    const std::size_t a = p.w.size();
+    if (k.cols != q.cols || p.wq.shape(1) != dk || p.wk.shape(1) != dk || p.wq.shape(0) != a ||
+        p.wk.shape(0) != a)
+        throw Error("additive attention: parameters W_q [" + std::to_string(p.wq.shape(0)) + "," +
+                    std::to_string(p.wq.shape(1)) + "] do not fit head size " + std::to_string(dk));
+    const std::size_t tq = q.rows, tk = k.rows;
+    // W_q q and W_k k for every head first: [H,Tq,A] and [H,Tk,A].
+    std::vector<float> pq(heads * tq * a), pk(heads * tk * a);
+    for (std::size_t h = 0; h < heads; ++h) {
+        gemm(mat(pq.data() + h * tq * a, tq, a), q.cols_range(h * dk, dk), Op::N, mat(p.wq.data(), a, dk), Op::T);
+        gemm(mat(pk.data() + h * tk * a, tk, a), k.cols_range(h * dk, dk), Op::N, mat(p.wk.data(), a, dk), Op::T);
+    }
+    attend(out, weights, v, heads, mask, [&](std::size_t h, std::size_t first, Mat scores) {
+        std::vector<float> sum(a);
+        for (std::size_t i = 0; i < scores.rows; ++i) {
+            for (std::size_t j = 0; j < scores.cols; ++j) {
+                const float* x = &pq[(h * tq + first + i) * a];
+                const float* y = &pk[(h * tk + j) * a];
+                for (std::size_t c = 0; c < a; ++c) sum[c] = x[c] + y[c];
+                tanh_inplace(sum.data(), a);
+                float s = 0.0f;
+                for (std::size_t c = 0; c < a; ++c) s += p.w[c] * sum[c];
+                scores.data[i * scores.ld + j] = s;
+            }
+        }
+    });
+}
+
+}  // namespace tfm

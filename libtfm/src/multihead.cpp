@@ -1,0 +1,100 @@
+#include "tfm/multihead.hpp"
+
+#include <algorithm>
+
+#include "tfm/error.hpp"
+
+namespace tfm {
+
+MultiHeadParams random_multihead(const MultiHeadConfig& cfg, std::uint64_t seed) {
+    Rng rng(seed);
+    MultiHeadParams p;
+    const std::size_t d = cfg.d;
+    const std::size_t dk = head_size(d, cfg.attention.heads);
+    p.shared_kv = cfg.shared_kv;
+    p.q = random_linear(d, d, rng);
+    p.k = random_linear(d, d, rng);
+    if (!cfg.shared_kv) p.v = random_linear(d, d, rng);
+    p.out = random_linear(d, d, rng);
+    if (cfg.additive) p.additive = random_additive(dk, cfg.additive_dim ? cfg.additive_dim : dk, rng);
+    return p;
+}
+
+namespace {
+Linear load_linear(const SafeTensors& f, const std::string& name, std::size_t d) {
+    Linear l;
+    l.weight = f.get(name + ".weight", {d, d});
+    if (f.contains(name + ".bias")) l.bias = f.get(name + ".bias", {d});
+    return l;
+}
+}  // namespace
+
+MultiHeadParams load_multihead(const SafeTensors& f, const std::string& prefix,
+                               const MultiHeadConfig& cfg) {
+    MultiHeadParams p;
+    const std::size_t d = cfg.d;
+    const std::size_t dk = head_size(d, cfg.attention.heads);
+    p.shared_kv = cfg.shared_kv;
+    p.q = load_linear(f, prefix + "q_proj", d);
+    p.k = load_linear(f, prefix + "k_proj", d);
+    if (!cfg.shared_kv) p.v = load_linear(f, prefix + "v_proj", d);
+    p.out = load_linear(f, prefix + "out_proj", d);
+    if (cfg.additive) {
+        AdditiveParams a;
+        a.w = f.get(prefix + "additive.w");
+        if (a.w.dimension() != 1) throw Error(f.path() + ": tensor '" + prefix + "additive.w' must be 1-D");
+        const std::size_t dim = a.w.size();
+        a.wq = f.get(prefix + "additive.q.weight", {dim, dk});
+        a.wk = f.get(prefix + "additive.k.weight", {dim, dk});
+        p.additive = std::move(a);
+    }
+    return p;
+}
+
+namespace {
+// Projects x with `layer`, or returns x itself when there is no projection.
+ConstMat project(std::vector<float>& buf, ConstMat x, const Linear* layer) {
+    if (!layer) return x;
+    buf.resize(x.rows * layer->out());
+    Mat y = mat(buf.data(), x.rows, layer->out());
+    linear_forward(y, x, *layer);
+    return y;
+}
+const Linear* ptr(const std::optional<Linear>& l) { return l ? &*l : nullptr; }
+}  // namespace
+
+void multihead_forward(Mat y, float* weights, ConstMat x_q, ConstMat x_k, ConstMat x_v,
+                       const PrefixMask& mask, const AttentionOptions& opt,
+                       const MultiHeadParams& p, MultiHeadWorkspace& ws) {
+    if (x_q.cols != x_k.cols || x_k.cols != x_v.cols || y.cols != x_q.cols)
+        throw Error("multi-head attention: query, key and value widths differ (" +
+                    std::to_string(x_q.cols) + ", " + std::to_string(x_k.cols) + ", " +
+                    std::to_string(x_v.cols) + ")");
+    if (x_k.rows != x_v.rows)
+        throw Error("multi-head attention: " + std::to_string(x_k.rows) + " keys but " +
+                    std::to_string(x_v.rows) + " values");
+    head_size(x_q.cols, opt.heads);
+    ConstMat q = project(ws.q, x_q, ptr(p.q));
+    ConstMat k = project(ws.k, x_k, ptr(p.k));
+    // With shared K=V projection over the same input, the keys are the values.
+    const bool same = p.shared_kv && x_k.data == x_v.data && x_k.ld == x_v.ld;
+    ConstMat v = same ? k : project(ws.v, x_v, p.value_proj());
+    Mat ctx = p.out ? (ws.ctx.resize(x_q.rows * y.cols), mat(ws.ctx.data(), x_q.rows, y.cols)) : y;
+    if (p.additive)
+        additive_attention(ctx, weights, q, k, v, mask, opt.heads, *p.additive);
+    else
+        dot_product_attention(ctx, weights, q, k, v, mask, opt);
+    if (p.out) linear_forward(y, ctx, *p.out);
+}
+
+double multihead_flops(std::size_t tq, std::size_t tk, std::size_t d, const MultiHeadParams& p) {
+    double dd = double(d) * double(d);
+    double f = attention_flops(tq, tk, d, d);
+    if (p.q) f += 2.0 * double(tq) * dd;
+    if (p.k) f += 2.0 * double(tk) * dd;
+    if (p.value_proj() && !p.shared_kv) f += 2.0 * double(tk) * dd;
+    if (p.out) f += 2.0 * double(tq) * dd;
+    return f;
+}
+
+}  // namespace tfm

@@ -1,0 +1,91 @@
+#include "tfm/table.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "tfm/error.hpp"
+
+namespace tfm {
+
+TableFormat parse_table_format(const std::string& name) {
+    if (name == "table") return TableFormat::Aligned;
+    if (name == "csv") return TableFormat::Csv;
+    if (name == "markdown") return TableFormat::Markdown;
+    throw UsageError("unknown table format '" + name + "'");
+}
+
+void Table::add(std::vector<std::string> row) {
+    if (row.size() != columns_.size())
+        throw Error("table row has " + std::to_string(row.size()) + " cells for " +
+                    std::to_string(columns_.size()) + " columns");
+    rows_.push_back(std::move(row));
+}
+
+std::string Table::num(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+namespace {
+std::string csv_cell(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+}  // namespace
+
+std::string Table::render(TableFormat format) const {
+    std::string out;
+    auto line = [&](const std::vector<std::string>& cells, const std::vector<std::size_t>& w) {
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            if (format == TableFormat::Csv) {
+                out += (i ? "," : "") + csv_cell(cells[i]);
+            } else if (format == TableFormat::Markdown) {
+                out += "| " + cells[i] + std::string(w[i] - cells[i].size(), ' ') + " ";
+            } else {
+                out += (i ? "  " : "") + std::string(w[i] - cells[i].size(), ' ') + cells[i];
+            }
+        }
+        out += format == TableFormat::Markdown ? "|\n" : "\n";
+    };
+    std::vector<std::size_t> w(columns_.size());
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+        w[i] = columns_[i].size();
+        for (const auto& r : rows_) w[i] = std::max(w[i], r[i].size());
+    }
+    line(columns_, w);
+    if (format == TableFormat::Markdown) {
+        for (std::size_t i = 0; i < w.size(); ++i) out += "|" + std::string(w[i] + 2, '-');
+        out += "|\n";
+    }
+    for (const auto& r : rows_) line(r, w);
+    return out;
+}
+
+std::string tables_to_json(const std::vector<std::pair<std::string, Table>>& tables) {
+    nlohmann::json doc = nlohmann::json::object();
+    for (const auto& [name, t] : tables) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& r : t.rows()) {
+            nlohmann::json obj = nlohmann::json::object();
+            for (std::size_t i = 0; i < r.size(); ++i) {
+                char* end = nullptr;
+                double v = std::strtod(r[i].c_str(), &end);
+                if (!r[i].empty() && end && *end == '\0')
+                    obj[t.columns()[i]] = v;
+                else
+                    obj[t.columns()[i]] = r[i];
+            }
+            rows.push_back(std::move(obj));
+        }
+        doc[name] = std::move(rows);
+    }
+    return doc.dump(2) + "\n";
+}
+
+}  // namespace tfm

@@ -1,0 +1,52 @@
+#include "tfm/tensor.hpp"
+
+#include <cmath>
+
+#include "tfm/error.hpp"
+
+namespace tfm {
+
+std::string shape_str(const Shape& shape) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ',';
+        s += std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
+FloatArray as_float(Record record) {
+    if (auto* f = std::get_if<FloatArray>(&record)) return std::move(*f);
+    const IdArray& ids = std::get<IdArray>(record);
+    FloatArray out = FloatArray::from_shape(ids.shape());
+    for (std::size_t i = 0; i < ids.size(); ++i) out.data()[i] = static_cast<float>(ids.data()[i]);
+    return out;
+}
+
+IdArray as_ids(Record record) {
+    if (auto* ids = std::get_if<IdArray>(&record)) return std::move(*ids);
+    const FloatArray& f = std::get<FloatArray>(record);
+    IdArray out = IdArray::from_shape(f.shape());
+    for (std::size_t i = 0; i < f.size(); ++i) {
+        float v = f.data()[i];
+        if (!(std::floor(v) == v) || std::fabs(v) > 9.0e15f)
+            throw Error("expected integer ids, found " + std::to_string(v));
+        out.data()[i] = static_cast<std::int64_t>(v);
+    }
+    return out;
+}
+
+std::size_t checked_numel(const Shape& shape, std::size_t limit) {
+    for (std::size_t d : shape)
+        if (d == 0) return 0;
+    std::size_t n = 1;
+    for (std::size_t d : shape) {
+        if (d != 0 && n > limit / d)
+            throw Error("shape " + shape_str(shape) + " has more than " + std::to_string(limit) +
+                        " elements");
+        n *= d;
+    }
+    return n;
+}
+
+}  // namespace tfm

@@ -1,0 +1,38 @@
+// What every tfm tool shares: the CLI11 app with --help/--version and an example, the
+// output-format flags, signal set-up, and the mapping of errors to messages and exit codes
+// (DESIGN.md §5): 0 ok, 1 runtime error, 2 usage error, 130 interrupted; a closed pipe
+// downstream ends the tool quietly.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tfm/stream.hpp"
+
+namespace tfm::tool {
+
+class Tool {
+public:
+    Tool(std::string name, std::string description, std::string examples);
+
+    CLI::App& app() { return app_; }
+    // Adds --format npy|text and -t (text).
+    void add_format_flags();
+    // The format asked for (npy by default; text when stdout is a terminal).
+    Format output_format() const;
+
+    // Parses argv and runs body; returns the exit code. Never lets an exception escape.
+    int run(int argc, char** argv, const std::function<void()>& body);
+
+    void warn(const std::string& message) const;
+
+private:
+    std::string name_;
+    CLI::App app_;
+    std::string format_ = "npy";
+    bool text_ = false;
+};
+
+}  // namespace tfm::tool

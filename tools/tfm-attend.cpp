@@ -1,0 +1,208 @@
+// tfm-attend: multi-head scaled dot-product attention (and its ablations) over tensor records.
+#include <unistd.h>
+
+#include <optional>
+
+#include "common/tool.hpp"
+#include "tfm/error.hpp"
+#include "tfm/parallel.hpp"
+#include "tfm/multihead.hpp"
+#include "tfm/stream.hpp"
+
+namespace {
+
+enum class Inputs { Self, Cross, Qkv };
+
+struct Settings {
+    Inputs inputs = Inputs::Self;
+    tfm::MultiHeadConfig layer;
+    std::string proj = "identity";
+    std::uint64_t seed = 0;
+    std::string params_file, prefix;
+    std::vector<std::size_t> key_lengths;
+    bool weights_out = false;
+};
+
+// A [T,D] or [B,T,D] record seen as B matrices [T,D].
+struct Batch {
+    tfm::FloatArray a;
+    std::size_t b = 1, t = 0, d = 0;
+    tfm::ConstMat item(std::size_t i) const { return tfm::mat(a.data() + i * t * d, t, d); }
+};
+
+Batch as_batch(tfm::Record r, std::size_t index, const char* what) {
+    Batch x{tfm::as_float(std::move(r))};
+    if (x.a.dimension() != 2 && x.a.dimension() != 3)
+        throw tfm::record_error(index, std::string(what) + " must be [T,D] or [B,T,D], got " + tfm::shape_of(x.a));
+    x.d = x.a.shape().back();
+    x.t = x.a.shape()[x.a.dimension() - 2];
+    x.b = x.a.dimension() == 3 ? x.a.shape(0) : 1;
+    return x;
+}
+
+class Attender {
+public:
+    explicit Attender(const Settings& s) : s_(s) {}
+
+    void run(tfm::TensorReader& reader, tfm::TensorWriter& writer) {
+        const char* first = s_.inputs == Inputs::Self ? "X [T,D]" : "queries [T,D]";
+        auto rec = reader.expect(std::string(first));
+        for (;;) {
+            std::size_t index = reader.records_read() - 1;
+            Batch q = as_batch(std::move(rec), index, s_.inputs == Inputs::Self ? "X" : "Q");
+            std::optional<Batch> k, v;
+            if (s_.inputs != Inputs::Self) {
+                k = as_batch(reader.expect(s_.inputs == Inputs::Cross ? "memory for the queries" : "K"),
+                             reader.records_read() - 1, s_.inputs == Inputs::Cross ? "memory" : "K");
+                check_pair(q, *k, reader.records_read() - 1);
+            }
+            if (s_.inputs == Inputs::Qkv) {
+                v = as_batch(reader.expect("V"), reader.records_read() - 1, "V");
+                check_pair(q, *v, reader.records_read() - 1);
+                if (v->t != k->t)
+                    throw tfm::record_error(reader.records_read() - 1, "V has " + std::to_string(v->t) +
+                                                                           " rows but K has " + std::to_string(k->t));
+            }
+            const Batch& kb = k ? *k : q;
+            const Batch& vb = v ? *v : kb;
+            attend_record(q, kb, vb, index, writer);
+            auto next = reader.next();
+            if (!next) return;
+            rec = std::move(*next);
+        }
+    }
+
+private:
+    const Settings& s_;
+    std::optional<tfm::MultiHeadParams> params_;
+    std::size_t d_ = 0;
+    std::size_t lengths_used_ = 0;
+    tfm::MultiHeadWorkspace ws_;
+
+    static void check_pair(const Batch& q, const Batch& other, std::size_t index) {
+        if (other.d != q.d || other.b != q.b || other.a.dimension() != q.a.dimension())
+            throw tfm::record_error(index, "shape " + tfm::shape_of(other.a) + " does not go with the queries' " +
+                                               tfm::shape_of(q.a));
+    }
+
+    void ensure_params(std::size_t d, std::size_t index) {
+        if (params_) {
+            if (d != d_)
+                throw tfm::record_error(index, "D=" + std::to_string(d) + " differs from the first record's D=" +
+                                                   std::to_string(d_));
+            return;
+        }
+        tfm::MultiHeadConfig cfg = s_.layer;
+        cfg.d = d_ = d;
+        try {
+            tfm::head_size(d, cfg.attention.heads);
+        } catch (const tfm::Error& e) {
+            throw tfm::record_error(index, e.what());
+        }
+        if (s_.proj == "random") {
+            params_ = tfm::random_multihead(cfg, s_.seed);
+        } else if (s_.proj == "params") {
+            params_ = tfm::load_multihead(tfm::SafeTensors::open(s_.params_file), s_.prefix, cfg);
+        } else {  // identity: no W^Q, W^K, W^V, W^O
+            params_ = tfm::MultiHeadParams{};
+            if (cfg.additive) {
+                tfm::Rng rng(s_.seed);
+                std::size_t k = d / cfg.attention.heads;
+                params_->additive = tfm::random_additive(k, cfg.additive_dim ? cfg.additive_dim : k, rng);
+            }
+        }
+    }
+
+    std::size_t key_length(std::size_t tk, std::size_t index) {
+        if (s_.key_lengths.empty()) return tk;
+        if (lengths_used_ >= s_.key_lengths.size())
+            throw tfm::record_error(index, "--key-lengths has " + std::to_string(s_.key_lengths.size()) +
+                                               " values, too few for the batch rows read");
+        std::size_t len = s_.key_lengths[lengths_used_++];
+        if (len > tk)
+            throw tfm::record_error(index, "key length " + std::to_string(len) + " exceeds the " +
+                                               std::to_string(tk) + " keys");
+        return len;
+    }
+
+    void attend_record(const Batch& q, const Batch& k, const Batch& v, std::size_t index, tfm::TensorWriter& w) {
+        ensure_params(q.d, index);
+        const std::size_t h = s_.layer.attention.heads;
+        tfm::FloatArray y = tfm::FloatArray::from_shape(q.a.shape());
+        tfm::FloatArray weights;
+        if (s_.weights_out) {
+            tfm::Shape ws = {h, q.t, k.t};
+            if (q.a.dimension() == 3) ws.insert(ws.begin(), q.b);
+            weights = tfm::FloatArray::from_shape(ws);
+        }
+        for (std::size_t b = 0; b < q.b; ++b) {
+            tfm::PrefixMask mask{key_length(k.t, index), s_.layer.attention.causal};
+            float* wb = s_.weights_out ? weights.data() + b * h * q.t * k.t : nullptr;
+            tfm::multihead_forward(tfm::mat(y.data() + b * q.t * q.d, q.t, q.d), wb, q.item(b), k.item(b),
+                                   v.item(b), mask, s_.layer.attention, *params_, ws_);
+        }
+        w.write(y);
+        if (s_.weights_out) w.write(weights);
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    tfm::tool::Tool tool("tfm-attend", "Multi-head attention over tensor records read from stdin.",
+        "  tfm-posenc -n 16 -d 64 | tfm-attend --heads 4 --causal --weights-out -t\n"
+        "  tfm-attend --heads 8 --proj random --seed 1 < x.npy > y.npy\n"
+        "  cat q.npy k.npy v.npy | tfm-attend --qkv --heads 8 --params mha.safetensors --prefix self_attn.\n"
+        "  cat dec.npy mem.npy | tfm-attend --cross --heads 8 --key-lengths 7 --weights-out\n");
+    CLI::App& app = tool.app();
+    Settings s;
+    auto& att = s.layer.attention;
+    bool cross = false, qkv = false, no_scale = false;
+    int threads = 0;
+    app.add_option("-H,--heads", att.heads, "Number of heads H (D must be a multiple of H; default 1)")
+        ->check(CLI::PositiveNumber);
+    auto* cross_opt = app.add_flag("--cross", cross, "Records come in pairs: queries, then the memory they attend to");
+    auto* qkv_opt = app.add_flag("--qkv", qkv, "Records come in threes: Q, K, V");
+    cross_opt->excludes(qkv_opt);
+    app.add_flag("--causal", att.causal, "Causal mask: query i sees keys up to position i (+ Tk - Tq)");
+    app.add_option("--key-lengths", s.key_lengths,
+                   "Valid keys per batch row, in order across records (the rest is padding)")
+        ->delimiter(',');
+    auto* proj_opt = app.add_option("--proj", s.proj,
+        "Projections W^Q, W^K, W^V, W^O: identity (none, the default), random (Xavier, --seed) or "
+        "params (--params)")->check(CLI::IsMember({"identity", "random", "params"}));
+    auto* seed_opt = app.add_option("--seed", s.seed, "Seed of the random parameters (implies --proj random)");
+    auto* params_opt = app.add_option("--params", s.params_file,
+        "safetensors file with {prefix}{q,k,v,out}_proj.{weight,bias} (implies --proj params)")
+        ->check(CLI::ExistingFile);
+    auto* prefix_opt = app.add_option("--prefix", s.prefix, "Tensor-name prefix in --params, e.g. 'self_attn.'")
+        ->needs(params_opt);
+    app.add_flag("--shared-kv", s.layer.shared_kv, "Tie the key and value projections (V uses W^K)");
+    app.add_flag("--no-scale", no_scale, "Unscaled dot product: drop the 1/sqrt(d_k) factor");
+    auto* add_opt = app.add_flag("--additive", s.layer.additive, "Additive attention w.tanh(W_q q + W_k k) instead of dot products");
+    app.add_option("--additive-dim", s.layer.additive_dim, "Hidden size A of additive attention (default: head size)")
+        ->needs(add_opt)->check(CLI::PositiveNumber);
+    app.add_flag("--weights-out", s.weights_out,
+                 "After each output, write the attention probabilities [H,Tq,Tk] ([B,H,Tq,Tk]) as a further record");
+    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+    tool.add_format_flags();
+    (void)prefix_opt;
+
+    return tool.run(argc, argv, [&] {
+        att.scaled = !no_scale;
+        if (no_scale && s.layer.additive) throw tfm::UsageError("--no-scale applies to dot-product scores, not --additive");
+        s.inputs = cross ? Inputs::Cross : qkv ? Inputs::Qkv : Inputs::Self;
+        if (!proj_opt->count()) s.proj = params_opt->count() ? "params" : seed_opt->count() ? "random" : "identity";
+        if (s.proj == "params" && !params_opt->count()) throw tfm::UsageError("--proj params needs --params FILE");
+        if (s.proj != "params" && params_opt->count()) throw tfm::UsageError("--params needs --proj params");
+        if (seed_opt->count() && s.proj == "params") throw tfm::UsageError("--seed does not apply to --proj params");
+        if (seed_opt->count() && s.proj == "identity" && !s.layer.additive)
+            throw tfm::UsageError("--seed has nothing to draw with --proj identity");
+        tfm::set_num_threads(threads);
+        tfm::Input in(STDIN_FILENO);
+        tfm::TensorReader reader(in);
+        tfm::Output out(STDOUT_FILENO);
+        tfm::TensorWriter writer(out, tool.output_format());
+        Attender(s).run(reader, writer);
+    });
+}
