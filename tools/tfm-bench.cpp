@@ -101,7 +101,13 @@ int main(int argc, char** argv) {
         }
         auto ns = tfm::parse_range(at_n);
         auto ds = tfm::parse_range(at_d);
-        for (std::size_t d : ds) tfm::head_size(d, heads);  // reject D % H != 0 before measuring
+        for (std::size_t d : ds) {  // D % H != 0 from the flags is a usage error, found before measuring
+            try {
+                tfm::head_size(d, heads);
+            } catch (const tfm::Error& e) {
+                throw tfm::UsageError(e.what());
+            }
+        }
         double ref = print_header(common);
         tfm::Table t({"n", "D", "H", "min_ms", "median_ms", "max_ms", "gflop", "gflops", "of_sgemm", "scores_MiB"});
         for (std::size_t d : ds) {

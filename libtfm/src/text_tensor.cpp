@@ -62,21 +62,37 @@ std::size_t parse_row(const std::string& line, Numbers& out) {
         const char* tok = s;
         while (s < end && *s != ' ' && *s != '\t' && *s != '\r' && *s != ',') ++s;
         const char* start = (*tok == '+' && s - tok > 1) ? tok + 1 : tok;
+        bool integer = true;
+        for (const char* c = start; c < s; ++c)
+            if (*c == '.' || *c == 'e' || *c == 'E' || *c == 'n' || *c == 'N' || *c == 'i' || *c == 'I')
+                integer = false;
         double v = 0;
-        auto [next, ec] = std::from_chars(start, s, v);
-        if (next != s || ec == std::errc::invalid_argument) {
+        std::from_chars_result r{};
+        if (integer) {
+            std::int64_t i = 0;
+            r = std::from_chars(start, s, i);
+            v = double(i);
+        } else {
+            float f = 0;
+            r = std::from_chars(start, s, f);
+            v = f;
+            if (r.ec == std::errc::result_out_of_range) {  // overflow is an error, underflow is 0
+                double d = 0;
+                std::from_chars(start, s, d);
+                if (std::fabs(d) >= 1.0) throw Error("value '" + std::string(tok, s) + "' is out of float32 range");
+                v = static_cast<float>(d);
+                r.ec = std::errc();
+            }
+        }
+        if (r.ptr != s || r.ec != std::errc()) {
+            if (integer && r.ec == std::errc::result_out_of_range)
+                throw Error("integer '" + std::string(tok, s) + "' is out of int64 range");
             std::string shown(tok, std::size_t(std::min<std::ptrdiff_t>(s - tok, 40)));
             for (char& c : shown)
                 if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
             throw Error("non-numeric value '" + shown + "'");
         }
-        if (ec == std::errc::result_out_of_range || std::fabs(v) > std::numeric_limits<float>::max()) {
-            if (std::isfinite(v) || ec == std::errc::result_out_of_range)
-                throw Error("value '" + std::string(tok, s) + "' is out of float32 range");
-        }
-        for (const char* c = start; c < s; ++c)
-            if (*c == '.' || *c == 'e' || *c == 'E' || *c == 'n' || *c == 'N' || *c == 'i' || *c == 'I')
-                out.all_integers = false;
+        out.all_integers = out.all_integers && integer;
         out.values.push_back(v);
         ++count;
     }

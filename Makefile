@@ -1,0 +1,65 @@
+# tfm: the Transformer of "Attention Is All You Need" as small Unix tools.
+#   make          build (installs missing Debian packages first when run as root)
+#   make test     build, run the test suite, then run it again under ASan + UBSan
+#   make demo     a pipeline of the tools, as in the README
+#   make install  install tools, library, headers, man pages (PREFIX=/usr/local)
+#   make deps     install the Debian packages tfm needs (or print the apt-get line)
+#   make bench    the attention benchmark against this machine's sgemm
+
+BUILD       ?= build
+ASAN_BUILD  ?= build-asan
+PREFIX      ?= /usr/local
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+# Build and test dependencies: all Debian packages.
+DEB_PACKAGES := g++ cmake make pkg-config libcli11-dev libxtensor-dev libxtensor-blas-dev \
+                libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev python3-numpy
+
+.PHONY: all build test test-release test-asan demo install deps bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	    echo "tfm: installing $$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+	    echo "tfm: missing Debian packages. Run as root:"; \
+	    echo "    apt-get install $$missing"; exit 1; \
+	fi
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN_BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFM_SANITIZE=ON $(CMAKE_FLAGS)
+
+test-release: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps $(ASAN_BUILD)/CMakeCache.txt
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# Both runs: the optimised build, then the sanitizer build. ctest's summary closes each.
+test: test-release test-asan
+
+demo: build
+	$(BUILD)/bin/tfm-posenc -n 16 -d 64 | $(BUILD)/bin/tfm-attend --heads 4 --causal --weights-out -t
+
+bench: build
+	$(BUILD)/bin/tfm-bench attention --n 256:4096:x2 --d 512 --heads 8
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

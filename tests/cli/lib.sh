@@ -1,0 +1,56 @@
+# Shared by the CLI tests. CTest sets TFM_BIN (the tools), TFM_HELPERS (test helpers),
+# TFM_GOLDEN (fixtures) and runs each script in a fresh temporary directory.
+set -u
+PATH="$TFM_BIN:$TFM_HELPERS:$PATH"
+export PATH
+failures=0
+checks=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+ok() { checks=$((checks + 1)); }
+
+# expect_status CODE DESCRIPTION -- command...   (stdout -> out, stderr -> err)
+expect_status() {
+    local code=$1 what=$2
+    shift 3
+    "$@" >out 2>err
+    local got=$?
+    if [ "$got" -ne "$code" ]; then
+        fail "$what: exit $got, expected $code; stderr: $(head -c 400 err)"
+    else
+        ok
+    fi
+}
+
+# expect_err PATTERN DESCRIPTION: the last command's stderr matches the extended regex.
+expect_err() {
+    if grep -Eq -- "$1" err; then ok; else fail "$2: stderr lacks /$1/: $(head -c 400 err)"; fi
+}
+
+# compare EXPECTED ACTUAL DESCRIPTION [tensor_compare flags]
+compare() {
+    local e=$1 a=$2 what=$3
+    shift 3
+    if tensor_compare "$e" "$a" "$@" >cmp.out 2>cmp.err; then ok; else fail "$what: $(cat cmp.err)"; fi
+}
+
+finish() {
+    echo "$checks checks passed, $failures failed"
+    [ "$failures" -eq 0 ]
+    exit $?
+}
+
+# npy_preamble DICT: magic, version 1.0, header length and DICT padded to 64 bytes.
+npy_preamble() {
+    local dict=$1
+    local len=$(( ${#dict} + 1 ))
+    local pad=$(( (64 - (10 + len) % 64) % 64 ))
+    len=$((len + pad))
+    printf '\223NUMPY\001\000'
+    printf "\\$(printf %03o $((len % 256)))\\$(printf %03o $((len / 256)))"
+    printf '%s%*s\n' "$dict" "$pad" ""
+}

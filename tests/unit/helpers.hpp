@@ -1,0 +1,79 @@
+// Small helpers shared by the unit tests.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <string>
+
+#include "tfm/error.hpp"
+#include "tfm/io.hpp"
+#include "tfm/stream.hpp"
+
+namespace tfm_test {
+
+// All records of a stream held in memory.
+inline std::vector<tfm::Record> read_all(std::string bytes) {
+    tfm::Input in = tfm::Input::from_string(std::move(bytes));
+    tfm::TensorReader r(in);
+    std::vector<tfm::Record> out;
+    while (auto rec = r.next()) out.push_back(std::move(*rec));
+    return out;
+}
+
+// The same, read through a pipe (no size known in advance). bytes must fit the pipe buffer.
+inline std::vector<tfm::Record> read_pipe(const std::string& bytes) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    REQUIRE(bytes.size() < 65536);
+    REQUIRE(::write(fds[1], bytes.data(), bytes.size()) == ssize_t(bytes.size()));
+    ::close(fds[1]);
+    std::vector<tfm::Record> out;
+    try {
+        tfm::Input in(fds[0]);
+        tfm::TensorReader r(in);
+        while (auto rec = r.next()) out.push_back(std::move(*rec));
+    } catch (...) {
+        ::close(fds[0]);
+        throw;
+    }
+    ::close(fds[0]);
+    return out;
+}
+
+inline std::vector<tfm::Record> read_file(const std::string& path) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    REQUIRE_MESSAGE(f != nullptr, "cannot open " << path);
+    std::string bytes;
+    char buf[65536];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+    std::fclose(f);
+    return read_all(std::move(bytes));
+}
+
+// The error message of what f throws ("" when it does not throw).
+template <class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const tfm::Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+template <class A, class B>
+void check_close(const A& actual, const B& expected, double rtol = 1e-5, double atol = 1e-6) {
+    REQUIRE(actual.size() == expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        double a = actual.data()[i], e = expected.data()[i];
+        if (!(std::fabs(a - e) <= atol + rtol * std::fabs(e))) {
+            FAIL("element " << i << " is " << a << ", expected " << e);
+        }
+    }
+}
+
+}  // namespace tfm_test

@@ -1,0 +1,99 @@
+// safetensors: atomic writing, mapped reading, conversions and full validation.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "helpers.hpp"
+#include "tfm/error.hpp"
+#include "tfm/safetensors.hpp"
+
+using namespace tfm;
+using tfm_test::error_of;
+
+namespace {
+
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/tfm-test-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        path = tmpl;
+    }
+    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+    std::string file(const std::string& name) const { return path + "/" + name; }
+};
+
+// A file of header JSON text plus data bytes, as a hostile writer might make it.
+std::string raw_file(const TempDir& dir, const std::string& header, const std::string& data,
+                     std::uint64_t claimed_len = UINT64_MAX) {
+    std::string path = dir.file("raw.safetensors");
+    std::ofstream f(path, std::ios::binary);
+    std::uint64_t n = claimed_len == UINT64_MAX ? header.size() : claimed_len;
+    for (int i = 0; i < 8; ++i) f.put(char((n >> (8 * i)) & 0xff));
+    f << header << data;
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("safetensors: save then open gives back names, shapes, values, metadata") {
+    TempDir dir;
+    FloatArray w = {{1, 2, 3}, {4, 5, 6}};
+    FloatArray b = {0.5f, -0.5f};
+    save_safetensors(dir.file("m.safetensors"), {{"layer.weight", w.data(), {2, 3}}, {"layer.bias", b.data(), {2}}},
+                     {{"format", "pt"}});
+    auto st = SafeTensors::open(dir.file("m.safetensors"));
+    CHECK(st.tensors().size() == 2);
+    CHECK(st.get("layer.weight") == w);
+    CHECK(st.get("layer.bias", {2}) == b);
+    CHECK(st.metadata().at("format") == "pt");
+    // No temporary file is left behind.
+    CHECK(std::system(("test $(ls '" + dir.path + "' | wc -l) -eq 1").c_str()) == 0);
+}
+
+TEST_CASE("safetensors: F16, BF16 and F64 are converted to float32") {
+    TempDir dir;
+    // 1.0, -2.0, 0.5 in half: 0x3C00, 0xC000, 0x3800; in bfloat16: 0x3F80, 0xC000, 0x3F00.
+    std::string data("\x00\x3c\x00\xc0\x00\x38" "\x80\x3f\x00\xc0\x00\x3f", 12);
+    double d[2] = {1.25, -3.5};
+    data.append(reinterpret_cast<const char*>(d), 16);
+    std::string header = R"({"h":{"dtype":"F16","shape":[3],"data_offsets":[0,6]},)"
+                         R"("b":{"dtype":"BF16","shape":[3],"data_offsets":[6,12]},)"
+                         R"("d":{"dtype":"F64","shape":[2],"data_offsets":[12,28]}})";
+    auto st = SafeTensors::open(raw_file(dir, header, data));
+    CHECK(st.get("h") == FloatArray{1.0f, -2.0f, 0.5f});
+    CHECK(st.get("b") == FloatArray{1.0f, -2.0f, 0.5f});
+    CHECK(st.get("d") == FloatArray{1.25f, -3.5f});
+}
+
+TEST_CASE("safetensors: every inconsistency is refused with the reason") {
+    TempDir dir;
+    std::string eight(8, '\0');
+    auto err = [&](const std::string& header, const std::string& data, std::uint64_t claimed = UINT64_MAX) {
+        return error_of([&] { SafeTensors::open(raw_file(dir, header, data, claimed)); });
+    };
+    CHECK(error_of([&] { SafeTensors::open(dir.file("missing")); }).find("No such file") != std::string::npos);
+    {
+        std::ofstream(dir.file("short")) << "abc";
+        CHECK(error_of([&] { SafeTensors::open(dir.file("short")); }).find("too short") != std::string::npos);
+    }
+    CHECK(err("{}", "", 1u << 30).find("header length 1073741824 exceeds") != std::string::npos);
+    CHECK(err("{not json", "").find("malformed header JSON") != std::string::npos);
+    CHECK(err("[1,2]", "").find("header is not a JSON object") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2]}})", eight).find("needs dtype, shape and data_offsets") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"Q7","shape":[2],"data_offsets":[0,8]}})", eight).find("unknown dtype Q7") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2,-1],"data_offsets":[0,8]}})", eight).find("non-integer dimension") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,16]}})", eight).find("lie outside the 8 data bytes") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight).find("needs 12 bytes, data_offsets give 8") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", eight).find("not contiguous") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight).find("not contiguous") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", eight).find("4 bytes no tensor uses") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", eight).find("more than") != std::string::npos);
+    CHECK(err(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", eight).find("lie outside") != std::string::npos);
+
+    auto st = SafeTensors::open(raw_file(dir, R"({"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]}})", eight));
+    CHECK(error_of([&] { st.get("nope"); }).find("missing tensor 'nope'") != std::string::npos);
+    CHECK(error_of([&] { st.get("a"); }).find("has dtype I32") != std::string::npos);
+    CHECK(error_of([&] { st.get("a", {3}); }).find("tensor 'a' has shape [2], expected [3]") != std::string::npos);
+}
