@@ -84,6 +84,7 @@ std::size_t Input::fill(std::size_t want) {
 }
 
 std::size_t Input::read(void* dst, std::size_t n) {
+    if (n == 0) return 0;
     Impl& s = *impl_;
     char* out = static_cast<char*>(dst);
     std::size_t done = 0;
@@ -153,6 +154,7 @@ Output::~Output() {
 }
 
 void Output::write(const void* data, std::size_t n) {
+    if (n == 0) return;
     const char* p = static_cast<const char*>(data);
     if (fd_ < 0) {
         memory_.append(p, n);

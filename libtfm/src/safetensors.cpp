@@ -182,7 +182,7 @@ FloatArray SafeTensors::get(const std::string& name) const {
     float* dst = out.data();
     const std::size_t n = out.size();
     if (info.dtype == "F32") {
-        std::memcpy(dst, src, n * 4);
+        if (n > 0) std::memcpy(dst, src, n * 4);
     } else if (info.dtype == "F16") {
         for (std::size_t i = 0; i < n; ++i) dst[i] = half_to_float(std::uint16_t(src[2 * i] | (src[2 * i + 1] << 8)));
     } else if (info.dtype == "BF16") {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "tfm/error.hpp"
@@ -21,6 +22,14 @@ inline std::vector<tfm::Record> read_all(std::string bytes) {
     std::vector<tfm::Record> out;
     while (auto rec = r.next()) out.push_back(std::move(*rec));
     return out;
+}
+
+// What a writer in `format` produces for the records f writes.
+inline std::string write_records(tfm::Format format, const std::function<void(tfm::TensorWriter&)>& f) {
+    tfm::Output out = tfm::Output::to_string();
+    tfm::TensorWriter w(out, format);
+    f(w);
+    return out.str();
 }
 
 // The same, read through a pipe (no size known in advance). bytes must fit the pipe buffer.

@@ -33,10 +33,7 @@ std::string bytes_of(std::initializer_list<T> values) {
 }
 
 std::string write_stream(const std::function<void(TensorWriter&)>& f) {
-    Output out = Output::to_string();
-    TensorWriter w(out, Format::Npy);
-    f(w);
-    return out.str();
+    return tfm_test::write_records(Format::Npy, f);
 }
 
 }  // namespace

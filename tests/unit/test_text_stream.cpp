@@ -7,12 +7,7 @@ using tfm_test::error_of;
 using tfm_test::read_all;
 
 namespace {
-std::string to_text(const std::function<void(TensorWriter&)>& f) {
-    Output out = Output::to_string();
-    TensorWriter w(out, Format::Text);
-    f(w);
-    return out.str();
-}
+std::string to_text(const std::function<void(TensorWriter&)>& f) { return tfm_test::write_records(Format::Text, f); }
 }  // namespace
 
 TEST_CASE("text: matrices separated by blank lines, comments ignored") {
