@@ -18,54 +18,77 @@ std::size_t head_size(std::size_t d, std::size_t heads) {
     return d / heads;
 }
 
-void attend(Mat out, float* weights, ConstMat v, std::size_t heads, const PrefixMask& mask,
-            const ScoreFn& scores) {
-    const std::size_t tq = out.rows, tk = v.rows;
-    const std::size_t kv = head_size(v.cols, heads);
-    if (out.cols != v.cols)
-        throw Error("attention: output width " + std::to_string(out.cols) + " != value width " +
-                    std::to_string(v.cols));
-    if (tq == 0) return;
-    // Tasks are (head, block of query rows): the block's scores stay in cache, and softmax
-    // runs in parallel with everything else.
+namespace {
+
+void check_item(const AttentionItem& it, std::size_t heads) {
+    head_size(it.v.cols, heads);
+    if (it.out.cols != it.v.cols || it.out.rows != it.q.rows)
+        throw Error("attention: output [" + std::to_string(it.out.rows) + "," + std::to_string(it.out.cols) +
+                    "] does not fit " + std::to_string(it.q.rows) + " queries and values of width " +
+                    std::to_string(it.v.cols));
+    if (it.k.rows != it.v.rows)
+        throw Error("attention: " + std::to_string(it.k.rows) + " keys but " + std::to_string(it.v.rows) + " values");
+}
+
+}  // namespace
+
+void attend(const std::vector<AttentionItem>& items, std::size_t heads, bool causal, const ScoreFn& scores) {
+    // Tasks are (item, head, block of query rows): a block's scores stay in cache, and the
+    // softmax runs in parallel like everything else.
     constexpr std::size_t kBlock = 128;
-    const std::size_t blocks = (tq + kBlock - 1) / kBlock;
-    parallel_for(heads * blocks, [&](std::size_t task) {
-        const std::size_t h = task / blocks, i0 = (task % blocks) * kBlock;
+    std::vector<std::size_t> first_task(items.size() + 1, 0);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        check_item(items[i], heads);
+        first_task[i + 1] = first_task[i] + heads * ((items[i].q.rows + kBlock - 1) / kBlock);
+    }
+    parallel_for(first_task.back(), [&](std::size_t task) {
+        const std::size_t i = std::size_t(std::upper_bound(first_task.begin(), first_task.end(), task) -
+                                          first_task.begin()) - 1;
+        const AttentionItem& it = items[i];
+        const std::size_t tq = it.q.rows, tk = it.k.rows, kv = it.v.cols / heads;
+        const std::size_t blocks = (tq + kBlock - 1) / kBlock;
+        const std::size_t h = (task - first_task[i]) / blocks, i0 = ((task - first_task[i]) % blocks) * kBlock;
         const std::size_t rows = std::min(kBlock, tq - i0);
-        // The keys that some row of the block sees (visibility grows with the row).
+        const PrefixMask mask{it.key_len, causal};
+        // The keys some row of the block sees (visibility grows with the row).
         const std::size_t kmax = mask.visible(i0 + rows - 1, tq, tk);
         Mat s;
-        if (weights) {
-            s = {weights + (h * tq + i0) * tk, rows, kmax, tk};
-            for (std::size_t i = 0; i < rows; ++i) std::fill(s.data + i * tk + kmax, s.data + (i + 1) * tk, 0.0f);
+        if (it.weights) {
+            s = {it.weights + (h * tq + i0) * tk, rows, kmax, tk};
+            for (std::size_t r = 0; r < rows; ++r) std::fill(s.data + r * tk + kmax, s.data + (r + 1) * tk, 0.0f);
         } else {
             thread_local std::vector<float> scratch;
             scratch.resize(std::max<std::size_t>(1, rows * kmax));
             s = {scratch.data(), rows, kmax, kmax};
         }
-        if (kmax > 0) scores(h, i0, s);
+        if (kmax > 0) scores(i, h, i0, s);
         softmax_rows(s, mask, i0, tq, tk);
-        gemm(out.rows_range(i0, rows).cols_range(h * kv, kv), s, Op::N,
-             v.rows_range(0, kmax).cols_range(h * kv, kv), Op::N);
+        gemm(it.out.rows_range(i0, rows).cols_range(h * kv, kv), s, Op::N,
+             it.v.rows_range(0, kmax).cols_range(h * kv, kv), Op::N);
+    });
+}
+
+void dot_product_attention(const std::vector<AttentionItem>& items, const AttentionOptions& opt) {
+    std::vector<std::size_t> dk(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        dk[i] = head_size(items[i].q.cols, opt.heads);
+        if (items[i].k.cols != items[i].q.cols)
+            throw Error("attention: query width " + std::to_string(items[i].q.cols) + " != key width " +
+                        std::to_string(items[i].k.cols));
+    }
+    attend(items, opt.heads, opt.causal, [&](std::size_t i, std::size_t h, std::size_t first, Mat scores) {
+        const std::size_t k = dk[i];
+        const float s = opt.scaled ? 1.0f / std::sqrt(float(k)) : 1.0f;
+        gemm(scores, items[i].q.rows_range(first, scores.rows).cols_range(h * k, k), Op::N,
+             items[i].k.rows_range(0, scores.cols).cols_range(h * k, k), Op::T, s);
     });
 }
 
 void dot_product_attention(Mat out, float* weights, ConstMat q, ConstMat k, ConstMat v,
                            const PrefixMask& mask, const AttentionOptions& opt) {
-    const std::size_t dk = head_size(q.cols, opt.heads);
-    if (k.cols != q.cols)
-        throw Error("attention: query width " + std::to_string(q.cols) + " != key width " +
-                    std::to_string(k.cols));
-    if (k.rows != v.rows)
-        throw Error("attention: " + std::to_string(k.rows) + " keys but " + std::to_string(v.rows) +
-                    " values");
-    if (out.rows != q.rows) throw Error("attention: output rows != query rows");
-    const float s = opt.scaled ? 1.0f / std::sqrt(float(dk)) : 1.0f;
-    attend(out, weights, v, opt.heads, mask, [&](std::size_t h, std::size_t first, Mat scores) {
-        gemm(scores, q.rows_range(first, scores.rows).cols_range(h * dk, dk), Op::N,
-             k.rows_range(0, scores.cols).cols_range(h * dk, dk), Op::T, s);
-    });
+    AttentionOptions o = opt;
+    o.causal = mask.causal;
+    dot_product_attention({AttentionItem{q, k, v, out, weights, mask.key_len}}, o);
 }
 
 double attention_flops(std::size_t tq, std::size_t tk, std::size_t d, std::size_t dv) {

@@ -87,4 +87,26 @@ void tanh_inplace(float* x, std::size_t n) {
     }
 }
 
+void swish_inplace(float* x, std::size_t n) {
+#pragma GCC ivdep
+    for (std::size_t i = 0; i < n; ++i) {
+        float v = x[i];
+        x[i] = v / (1.0f + exp_core(-v));
+    }
+}
+
+void gelu_inplace(float* x, std::size_t n) {
+#pragma GCC ivdep
+    for (std::size_t i = 0; i < n; ++i) {
+        // erf by Abramowitz & Stegun 7.1.26 refined: erf(z) = 1 - poly(t) exp(-z^2), t = 1/(1+pz).
+        float v = x[i];
+        float z = (v < 0 ? -v : v) * 0.70710678118654752f;
+        float t = 1.0f / (1.0f + 0.3275911f * z);
+        float poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+        float erf_abs = 1.0f - poly * exp_core(-z * z);
+        float erf_v = v < 0 ? -erf_abs : erf_abs;
+        x[i] = 0.5f * v * (1.0f + erf_v);
+    }
+}
+
 }  // namespace tfm

@@ -63,10 +63,9 @@ ConstMat project(std::vector<float>& buf, ConstMat x, const Linear* layer) {
 const Linear* ptr(const std::optional<Linear>& l) { return l ? &*l : nullptr; }
 }  // namespace
 
-void multihead_forward(Mat y, float* weights, ConstMat x_q, ConstMat x_k, ConstMat x_v,
-                       const PrefixMask& mask, const AttentionOptions& opt,
-                       const MultiHeadParams& p, MultiHeadWorkspace& ws) {
-    if (x_q.cols != x_k.cols || x_k.cols != x_v.cols || y.cols != x_q.cols)
+void multihead_forward(Mat y, ConstMat x_q, ConstMat x_k, ConstMat x_v, const std::vector<SequenceSpan>& spans,
+                       const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadWorkspace& ws) {
+    if (x_q.cols != x_k.cols || x_k.cols != x_v.cols || y.cols != x_q.cols || y.rows != x_q.rows)
         throw Error("multi-head attention: query, key and value widths differ (" +
                     std::to_string(x_q.cols) + ", " + std::to_string(x_k.cols) + ", " +
                     std::to_string(x_v.cols) + ")");
@@ -74,17 +73,34 @@ void multihead_forward(Mat y, float* weights, ConstMat x_q, ConstMat x_k, ConstM
         throw Error("multi-head attention: " + std::to_string(x_k.rows) + " keys but " +
                     std::to_string(x_v.rows) + " values");
     head_size(x_q.cols, opt.heads);
+    for (const SequenceSpan& s : spans)
+        if (s.q_first + s.tq > x_q.rows || s.k_first + s.tk > x_k.rows || s.key_len > s.tk)
+            throw Error("multi-head attention: a sequence span lies outside its batch");
     ConstMat q = project(ws.q, x_q, ptr(p.q));
     ConstMat k = project(ws.k, x_k, ptr(p.k));
     // With shared K=V projection over the same input, the keys are the values.
     const bool same = p.shared_kv && x_k.data == x_v.data && x_k.ld == x_v.ld;
     ConstMat v = same ? k : project(ws.v, x_v, p.value_proj());
     Mat ctx = p.out ? (ws.ctx.resize(x_q.rows * y.cols), mat(ws.ctx.data(), x_q.rows, y.cols)) : y;
+    std::vector<AttentionItem> items;
+    items.reserve(spans.size());
+    for (const SequenceSpan& s : spans)
+        items.push_back({q.rows_range(s.q_first, s.tq), k.rows_range(s.k_first, s.tk), v.rows_range(s.k_first, s.tk),
+                         ctx.rows_range(s.q_first, s.tq), s.weights, s.key_len});
     if (p.additive)
-        additive_attention(ctx, weights, q, k, v, mask, opt.heads, *p.additive);
+        additive_attention(items, opt.heads, opt.causal, *p.additive);
     else
-        dot_product_attention(ctx, weights, q, k, v, mask, opt);
+        dot_product_attention(items, opt);
     if (p.out) linear_forward(y, ctx, *p.out);
+}
+
+void multihead_forward(Mat y, float* weights, ConstMat x_q, ConstMat x_k, ConstMat x_v,
+                       const PrefixMask& mask, const AttentionOptions& opt,
+                       const MultiHeadParams& p, MultiHeadWorkspace& ws) {
+    AttentionOptions o = opt;
+    o.causal = mask.causal;
+    multihead_forward(y, x_q, x_k, x_v, {SequenceSpan{0, x_q.rows, 0, x_k.rows, std::min(mask.key_len, x_k.rows), weights}},
+                      o, p, ws);
 }
 
 double multihead_flops(std::size_t tq, std::size_t tk, std::size_t d, const MultiHeadParams& p) {

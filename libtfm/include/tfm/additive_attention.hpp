@@ -20,8 +20,8 @@ struct AdditiveParams {
 
 AdditiveParams random_additive(std::size_t k, std::size_t a, Rng& rng);
 
-// q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] or nullptr.
-void additive_attention(Mat out, float* weights, ConstMat q, ConstMat k, ConstMat v,
-                        const PrefixMask& mask, std::size_t heads, const AdditiveParams& p);
+// Each item: q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] or nullptr.
+void additive_attention(const std::vector<AttentionItem>& items, std::size_t heads, bool causal,
+                        const AdditiveParams& p);
 
 }  // namespace tfm

@@ -1,11 +1,14 @@
 // Scaled dot-product attention, all heads at once:
 //   out[:, h*Kv:(h+1)*Kv] = softmax(mask(q_h k_h^T * s)) v_h,   s = 1/sqrt(K) (or 1)
 // where q_h = q[:, h*K:(h+1)*K] is a strided view (the [T,D] -> [H,T,K] reshape costs no
-// copy) and every product is an sgemm. Projections are the caller's (see multihead.hpp).
+// copy) and every product is an sgemm. Many sequences (a batch, a beam) go in one call, so
+// the thread pool works on (sequence, head, block of queries) tasks. Projections are the
+// caller's (see multihead.hpp).
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "tfm/gemm.hpp"
 #include "tfm/softmax.hpp"
@@ -21,17 +24,25 @@ struct AttentionOptions {
 // Per-head size D/H, or an Error naming both numbers when H does not divide D.
 std::size_t head_size(std::size_t d, std::size_t heads);
 
-// Fills the scores of head `head` for queries first .. first+scores.rows-1 against keys
-// 0 .. scores.cols-1 (keys no query of the block can see are left out).
-using ScoreFn = std::function<void(std::size_t head, std::size_t first, Mat scores)>;
+// One sequence: q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] (contiguous)
+// or nullptr; keys j >= key_len are padding. Views may be strided (caches, batches).
+struct AttentionItem {
+    ConstMat q, k, v;
+    Mat out;
+    float* weights = nullptr;
+    std::size_t key_len = 0;
+};
 
-// The part every attention shares: for each head and block of queries, scores -> masked
-// softmax -> times v_h, in parallel over (head, block).
-// out [Tq,Dv]; weights [H,Tq,Tk] contiguous, or nullptr; v [Tk,Dv].
-void attend(Mat out, float* weights, ConstMat v, std::size_t heads, const PrefixMask& mask,
-            const ScoreFn& scores);
+// Fills the scores of item `item`, head `head`, for queries first .. first+scores.rows-1
+// against keys 0 .. scores.cols-1 (keys no query of the block can see are left out).
+using ScoreFn = std::function<void(std::size_t item, std::size_t head, std::size_t first, Mat scores)>;
 
-// q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] or nullptr.
+// The part every attention shares: scores -> masked softmax -> times v_h, in parallel.
+void attend(const std::vector<AttentionItem>& items, std::size_t heads, bool causal, const ScoreFn& scores);
+
+void dot_product_attention(const std::vector<AttentionItem>& items, const AttentionOptions& opt);
+
+// One sequence: q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] or nullptr.
 void dot_product_attention(Mat out, float* weights, ConstMat q, ConstMat k, ConstMat v,
                            const PrefixMask& mask, const AttentionOptions& opt);
 

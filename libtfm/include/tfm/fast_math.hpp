@@ -16,4 +16,10 @@ float max_of(const float* x, std::size_t n);
 // y[i] = tanh(x[i]); x and y may alias.
 void tanh_inplace(float* x, std::size_t n);
 
+// x = x * sigmoid(x) (swish, SiLU).
+void swish_inplace(float* x, std::size_t n);
+
+// x = x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), the exact GELU (erf to about 1e-7).
+void gelu_inplace(float* x, std::size_t n);
+
 }  // namespace tfm

@@ -44,7 +44,20 @@ struct MultiHeadWorkspace {
     std::vector<float> q, k, v, ctx;  // [Tq,D], [Tk,D], [Tk,D], [Tq,D]
 };
 
-// y [Tq,D] from x_q [Tq,D], x_k [Tk,D], x_v [Tk,D]; weights [H,Tq,Tk] or nullptr.
+// Where one sequence lies in the stacked rows of a batch: queries q_first .. q_first+tq-1
+// of x_q, keys/values k_first .. k_first+tk-1 of x_k and x_v.
+struct SequenceSpan {
+    std::size_t q_first = 0, tq = 0, k_first = 0, tk = 0;
+    std::size_t key_len = 0;    // keys past it are padding
+    float* weights = nullptr;   // [H,tq,tk] or nullptr
+};
+
+// y [Nq,D] from x_q [Nq,D], x_k [Nk,D], x_v [Nk,D] holding many sequences: every
+// projection is one product over all rows, attention runs per span.
+void multihead_forward(Mat y, ConstMat x_q, ConstMat x_k, ConstMat x_v, const std::vector<SequenceSpan>& spans,
+                       const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadWorkspace& ws);
+
+// One sequence: y [Tq,D] from x_q [Tq,D], x_k [Tk,D], x_v [Tk,D]; weights [H,Tq,Tk] or nullptr.
 void multihead_forward(Mat y, float* weights, ConstMat x_q, ConstMat x_k, ConstMat x_v,
                        const PrefixMask& mask, const AttentionOptions& opt,
                        const MultiHeadParams& p, MultiHeadWorkspace& ws);

@@ -1,0 +1,25 @@
+// The position-wise feed-forward network: y = act(x W1^T + b1) W2^T + b2, with the
+// activation the config names (ReLU in the paper, swish in OPUS-MT, gelu in others).
+#pragma once
+
+#include <vector>
+
+#include "tfm/config.hpp"
+#include "tfm/linear.hpp"
+
+namespace tfm {
+
+// In place over n values.
+void activation_forward(float* x, std::size_t n, Activation a);
+
+struct FeedForward {
+    Linear fc1;  // [F,D]
+    Linear fc2;  // [D,F]
+};
+
+FeedForward random_feedforward(std::size_t d, std::size_t f, Rng& rng);
+
+// y [N,D] = FFN(x [N,D]); hidden is scratch, resized to [N,F].
+void feedforward_forward(Mat y, ConstMat x, const FeedForward& ff, Activation a, std::vector<float>& hidden);
+
+}  // namespace tfm

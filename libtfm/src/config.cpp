@@ -1,0 +1,190 @@
+#include "tfm/config.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tfm/error.hpp"
+
+namespace tfm {
+
+Activation parse_activation(const std::string& name) {
+    if (name == "relu") return Activation::Relu;
+    if (name == "gelu") return Activation::Gelu;
+    if (name == "swish" || name == "silu") return Activation::Swish;
+    throw Error("unsupported activation_function '" + name + "' (relu, gelu, swish/silu)");
+}
+
+const char* activation_name(Activation a) {
+    switch (a) {
+        case Activation::Relu: return "relu";
+        case Activation::Gelu: return "gelu";
+        case Activation::Swish: return "swish";
+    }
+    return "?";
+}
+
+float ModelConfig::embed_scale() const { return scale_embedding ? std::sqrt(float(d_model)) : 1.0f; }
+
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+T required(const json& j, const std::string& key, const std::string& path) {
+    if (!j.contains(key)) throw Error(path + ": missing key '" + key + "'");
+    try {
+        return j.at(key).get<T>();
+    } catch (const std::exception&) {
+        throw Error(path + ": key '" + key + "' has the wrong type (" + j.at(key).dump() + ")");
+    }
+}
+
+template <class T>
+T optional(const json& j, const std::string& key, T fallback, const std::string& path) {
+    return j.contains(key) && !j.at(key).is_null() ? required<T>(j, key, path) : fallback;
+}
+
+std::size_t size_key(const json& j, const std::string& key, const std::string& path) {
+    auto v = required<std::int64_t>(j, key, path);
+    if (v <= 0) throw Error(path + ": key '" + key + "' must be positive, got " + std::to_string(v));
+    return std::size_t(v);
+}
+
+}  // namespace
+
+ModelConfig load_config(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw Error(path + ": cannot open (a model directory needs config.json)");
+    json j;
+    try {
+        j = json::parse(f);
+    } catch (const std::exception& e) {
+        throw Error(path + ": malformed JSON: " + e.what());
+    }
+    if (!j.is_object()) throw Error(path + ": not a JSON object");
+    ModelConfig c;
+    std::string type = optional<std::string>(j, "model_type", "marian", path);
+    if (type != "marian") throw Error(path + ": model_type '" + type + "' is not supported (marian)");
+    c.d_model = size_key(j, "d_model", path);
+    c.encoder_layers = size_key(j, "encoder_layers", path);
+    c.decoder_layers = size_key(j, "decoder_layers", path);
+    c.encoder_heads = size_key(j, "encoder_attention_heads", path);
+    c.decoder_heads = size_key(j, "decoder_attention_heads", path);
+    c.encoder_ffn = size_key(j, "encoder_ffn_dim", path);
+    c.decoder_ffn = size_key(j, "decoder_ffn_dim", path);
+    c.vocab_size = size_key(j, "vocab_size", path);
+    c.max_positions = size_key(j, "max_position_embeddings", path);
+    try {
+        c.activation = parse_activation(required<std::string>(j, "activation_function", path));
+    } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+    }
+    c.scale_embedding = required<bool>(j, "scale_embedding", path);
+    c.pad_id = required<std::int64_t>(j, "pad_token_id", path);
+    c.eos_id = required<std::int64_t>(j, "eos_token_id", path);
+    c.decoder_start_id = required<std::int64_t>(j, "decoder_start_token_id", path);
+    c.tie_word_embeddings = optional<bool>(j, "tie_word_embeddings", true, path);
+    if (!optional<bool>(j, "share_encoder_decoder_embeddings", true, path))
+        throw Error(path + ": separate encoder and decoder embeddings are not supported");
+    c.dropout = optional<float>(j, "dropout", 0.1f, path);
+    c.attention_dropout = optional<float>(j, "attention_dropout", 0.0f, path);
+    c.activation_dropout = optional<float>(j, "activation_dropout", 0.0f, path);
+    // Our own keys; absent means HF Marian's behaviour.
+    std::string pos = optional<std::string>(j, "tfm_position_encoding", "sinusoidal_halves", path);
+    if (pos == "sinusoidal_halves") c.positions = PositionKind::SinusoidalHalves;
+    else if (pos == "sinusoidal_interleaved") c.positions = PositionKind::SinusoidalInterleaved;
+    else if (pos == "learned") c.positions = PositionKind::Learned;
+    else throw Error(path + ": tfm_position_encoding '" + pos + "' (sinusoidal_halves, sinusoidal_interleaved, learned)");
+    std::string norm = optional<std::string>(j, "tfm_norm_placement", "post", path);
+    if (norm == "post") c.norm = NormPlacement::Post;
+    else if (norm == "pre") c.norm = NormPlacement::Pre;
+    else throw Error(path + ": tfm_norm_placement '" + norm + "' (post or pre)");
+    c.layer_norm_eps = optional<float>(j, "tfm_layer_norm_eps", 1e-5f, path);
+    try {
+        validate_config(c);
+    } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+    }
+    return c;
+}
+
+void validate_config(const ModelConfig& c) {
+    auto heads = [](std::size_t d, std::size_t h, const char* key) {
+        if (h == 0 || d % h != 0)
+            throw Error("d_model=" + std::to_string(d) + " is not divisible by " + key + "=" + std::to_string(h));
+    };
+    heads(c.d_model, c.encoder_heads, "encoder_attention_heads");
+    heads(c.d_model, c.decoder_heads, "decoder_attention_heads");
+    auto id = [&](std::int64_t v, const char* key) {
+        if (v < 0 || std::size_t(v) >= c.vocab_size)
+            throw Error(std::string(key) + "=" + std::to_string(v) + " is outside the vocabulary of " +
+                        std::to_string(c.vocab_size));
+    };
+    id(c.pad_id, "pad_token_id");
+    id(c.eos_id, "eos_token_id");
+    id(c.decoder_start_id, "decoder_start_token_id");
+    if (!(c.layer_norm_eps > 0)) throw Error("tfm_layer_norm_eps must be positive");
+    for (float p : {c.dropout, c.attention_dropout, c.activation_dropout})
+        if (!(p >= 0 && p < 1)) throw Error("dropout probabilities must be in [0, 1)");
+}
+
+std::string config_json(const ModelConfig& c) {
+    json j;
+    j["model_type"] = "marian";
+    j["architectures"] = {"MarianMTModel"};
+    j["d_model"] = c.d_model;
+    j["encoder_layers"] = c.encoder_layers;
+    j["decoder_layers"] = c.decoder_layers;
+    j["encoder_attention_heads"] = c.encoder_heads;
+    j["decoder_attention_heads"] = c.decoder_heads;
+    j["encoder_ffn_dim"] = c.encoder_ffn;
+    j["decoder_ffn_dim"] = c.decoder_ffn;
+    j["vocab_size"] = c.vocab_size;
+    j["max_position_embeddings"] = c.max_positions;
+    j["activation_function"] = activation_name(c.activation);
+    j["scale_embedding"] = c.scale_embedding;
+    j["tie_word_embeddings"] = c.tie_word_embeddings;
+    j["share_encoder_decoder_embeddings"] = true;
+    j["pad_token_id"] = c.pad_id;
+    j["eos_token_id"] = c.eos_id;
+    j["decoder_start_token_id"] = c.decoder_start_id;
+    j["forced_eos_token_id"] = c.eos_id;
+    j["dropout"] = c.dropout;
+    j["attention_dropout"] = c.attention_dropout;
+    j["activation_dropout"] = c.activation_dropout;
+    j["tfm_position_encoding"] = c.positions == PositionKind::Learned ? "learned"
+                                 : c.positions == PositionKind::SinusoidalHalves ? "sinusoidal_halves"
+                                                                                  : "sinusoidal_interleaved";
+    j["tfm_norm_placement"] = c.norm == NormPlacement::Post ? "post" : "pre";
+    j["tfm_layer_norm_eps"] = c.layer_norm_eps;
+    return j.dump(2) + "\n";
+}
+
+ModelConfig preset_config(const std::string& name, std::size_t vocab_size) {
+    ModelConfig c;
+    std::size_t n, d, h, f;
+    if (name == "base") n = 6, d = 512, h = 8, f = 2048;
+    else if (name == "big") n = 6, d = 1024, h = 16, f = 4096;
+    else if (name == "small") n = 3, d = 256, h = 4, f = 1024;
+    else if (name == "tiny") n = 2, d = 32, h = 4, f = 64;
+    else throw UsageError("unknown preset '" + name + "' (base, big, small, tiny)");
+    c.d_model = d;
+    c.encoder_layers = c.decoder_layers = n;
+    c.encoder_heads = c.decoder_heads = h;
+    c.encoder_ffn = c.decoder_ffn = f;
+    c.vocab_size = vocab_size;
+    c.max_positions = 512;
+    c.activation = Activation::Relu;
+    c.positions = PositionKind::SinusoidalInterleaved;
+    c.norm = NormPlacement::Post;
+    c.layer_norm_eps = 1e-6f;
+    c.pad_id = 0;
+    c.eos_id = 1;
+    c.decoder_start_id = 0;
+    return c;
+}
+
+}  // namespace tfm

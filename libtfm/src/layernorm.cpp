@@ -1,0 +1,42 @@
+#include "tfm/layernorm.hpp"
+
+#include <cmath>
+
+#include "tfm/error.hpp"
+#include "tfm/parallel.hpp"
+
+namespace tfm {
+
+LayerNorm identity_layernorm(std::size_t d, float eps) {
+    return {xt::ones<float>({d}), xt::zeros<float>({d}), eps};
+}
+
+void layernorm_forward(Mat y, ConstMat x, const LayerNorm& ln) {
+    const std::size_t d = x.cols;
+    if (ln.gamma.size() != d || ln.beta.size() != d || y.cols != d || y.rows != x.rows)
+        throw Error("layer norm: width " + std::to_string(d) + " does not fit parameters of " +
+                    std::to_string(ln.gamma.size()));
+    const float* g = ln.gamma.data();
+    const float* b = ln.beta.data();
+    auto rows = [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            const float* xr = x.data + i * x.ld;
+            float* yr = y.data + i * y.ld;
+            double sum = 0, sq = 0;  // two-pass in double: exact enough for any row length
+            for (std::size_t j = 0; j < d; ++j) sum += xr[j];
+            const double mean = sum / double(d);
+            for (std::size_t j = 0; j < d; ++j) {
+                double c = xr[j] - mean;
+                sq += c * c;
+            }
+            const float inv = float(1.0 / std::sqrt(sq / double(d) + double(ln.eps)));
+            const float m = float(mean);
+            for (std::size_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * inv * g[j] + b[j];
+        }
+    };
+    constexpr std::size_t kRowsPerTask = 64;
+    const std::size_t tasks = (x.rows + kRowsPerTask - 1) / kRowsPerTask;
+    parallel_for(tasks, [&](std::size_t t) { rows(t * kRowsPerTask, std::min(x.rows, (t + 1) * kRowsPerTask)); });
+}
+
+}  // namespace tfm
