@@ -14,7 +14,7 @@ CMAKE_FLAGS ?=
 
 # Build and test dependencies: all Debian packages.
 DEB_PACKAGES := g++ cmake make pkg-config libcli11-dev libxtensor-dev libxtensor-blas-dev \
-                libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev python3-numpy
+                libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev python3-numpy
 
 .PHONY: all build test test-release test-asan demo install deps bench clean
 

@@ -1,6 +1,8 @@
 #include "tfm/config.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -51,6 +53,13 @@ std::size_t size_key(const json& j, const std::string& key, const std::string& p
     auto v = required<std::int64_t>(j, key, path);
     if (v <= 0) throw Error(path + ": key '" + key + "' must be positive, got " + std::to_string(v));
     return std::size_t(v);
+}
+
+// The float as the shortest decimal that reads back to it (0.1f -> 0.1, not 0.10000000149).
+double shortest(float v) {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
 }
 
 }  // namespace
@@ -152,14 +161,14 @@ std::string config_json(const ModelConfig& c) {
     j["eos_token_id"] = c.eos_id;
     j["decoder_start_token_id"] = c.decoder_start_id;
     j["forced_eos_token_id"] = c.eos_id;
-    j["dropout"] = c.dropout;
-    j["attention_dropout"] = c.attention_dropout;
-    j["activation_dropout"] = c.activation_dropout;
+    j["dropout"] = shortest(c.dropout);
+    j["attention_dropout"] = shortest(c.attention_dropout);
+    j["activation_dropout"] = shortest(c.activation_dropout);
     j["tfm_position_encoding"] = c.positions == PositionKind::Learned ? "learned"
                                  : c.positions == PositionKind::SinusoidalHalves ? "sinusoidal_halves"
                                                                                   : "sinusoidal_interleaved";
     j["tfm_norm_placement"] = c.norm == NormPlacement::Post ? "post" : "pre";
-    j["tfm_layer_norm_eps"] = c.layer_norm_eps;
+    j["tfm_layer_norm_eps"] = shortest(c.layer_norm_eps);
     return j.dump(2) + "\n";
 }
 

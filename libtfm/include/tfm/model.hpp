@@ -1,0 +1,63 @@
+// The parameters of the encoder-decoder Transformer, named as HF MarianMT names them in
+// model.safetensors (DESIGN.md §4), with random initialisation, loading and saving.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "tfm/config.hpp"
+#include "tfm/feedforward.hpp"
+#include "tfm/layernorm.hpp"
+#include "tfm/multihead.hpp"
+#include "tfm/safetensors.hpp"
+
+namespace tfm {
+
+struct EncoderLayer {
+    MultiHeadParams self_attn;   // self_attn.{q,k,v,out}_proj
+    LayerNorm self_attn_ln;      // self_attn_layer_norm
+    FeedForward ffn;             // fc1 [F,D], fc2 [D,F]
+    LayerNorm final_ln;          // final_layer_norm
+};
+
+struct DecoderLayer {
+    MultiHeadParams self_attn;   // masked self-attention
+    LayerNorm self_attn_ln;
+    MultiHeadParams cross_attn;  // encoder_attn: queries from the decoder, keys/values from memory
+    LayerNorm cross_attn_ln;     // encoder_attn_layer_norm
+    FeedForward ffn;
+    LayerNorm final_ln;
+};
+
+struct Model {
+    ModelConfig config;
+    xt::xtensor<float, 2> shared;             // [V,D] embedding of encoder, decoder and (tied) output
+    xt::xtensor<float, 2> lm_head;            // [V,D] when not tied; empty when tied
+    xt::xtensor<float, 1> final_logits_bias;  // [V]
+    xt::xtensor<float, 2> encoder_positions;  // [P,D] learned, or the sinusoidal table
+    xt::xtensor<float, 2> decoder_positions;  // [P,D]
+    std::vector<EncoderLayer> encoder;
+    std::vector<DecoderLayer> decoder;
+    std::optional<LayerNorm> encoder_final_ln;  // pre-norm only: model.encoder.layer_norm
+    std::optional<LayerNorm> decoder_final_ln;  // pre-norm only: model.decoder.layer_norm
+
+    // The output projection [V,D]: lm_head, or the shared embedding when tied.
+    const xt::xtensor<float, 2>& output_weight() const { return lm_head.size() ? lm_head : shared; }
+};
+
+// Xavier-uniform matrices, embeddings N(0, D^-1/2) with a zero pad row, zero biases,
+// LayerNorm 1/0; deterministic for a seed.
+Model random_model(const ModelConfig& config, std::uint64_t seed);
+
+// Every tensor the config implies must be present with its shape; the error names the first
+// missing or misshapen one.
+Model load_model_weights(const ModelConfig& config, const SafeTensors& file);
+
+// All tensors under their HF names (tied weights once), written atomically.
+void save_model_weights(const std::string& path, const Model& model);
+
+}  // namespace tfm

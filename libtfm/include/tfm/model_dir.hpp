@@ -1,0 +1,28 @@
+// A model directory (DESIGN.md §4): config.json, model.safetensors, source.spm and
+// target.spm (or one shared spm.model), optional vocab.json. Read by every tool that runs a
+// model; written atomically by tfm-init and training.
+#pragma once
+
+#include <string>
+
+#include "tfm/model.hpp"
+#include "tfm/tokenizer.hpp"
+
+namespace tfm {
+
+struct ModelDir {
+    std::string path;
+    Model model;
+    Tokenizer tokenizer;
+};
+
+// Loads and checks everything; the error names the file and what is wrong with it.
+ModelDir load_model_dir(const std::string& path);
+
+// Writes config.json and model.safetensors (each atomically) into dir, creating it.
+void save_model(const std::string& dir, const Model& model);
+
+// Copies a SentencePiece model into dir as source.spm and target.spm.
+void install_spm(const std::string& dir, const std::string& spm_path);
+
+}  // namespace tfm

@@ -1,0 +1,68 @@
+#include "decode_flags.hpp"
+
+#include <cstdio>
+
+#include "tfm/error.hpp"
+
+namespace tfm::tool {
+
+void add_decode_flags(CLI::App& app, DecodeFlags& f) {
+    app.add_option("-b,--beam", f.beam, "Beam size (default 4, the paper's; 1: greedy)")->check(CLI::PositiveNumber);
+    app.add_option("--n-best", f.n_best, "Print the K best: 'index ||| text ||| score' lines (K <= beam)")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--scores", f.scores, "Prefix each line with its score (log-probability / length penalty) and a tab");
+    app.add_option("--length-penalty", f.alpha, "Length penalty alpha (default 0.6)");
+    app.add_option("--length-penalty-type", f.penalty, "gnmt: ((5+len)/6)^alpha (default), power: len^alpha, none")
+        ->check(CLI::IsMember({"gnmt", "power", "none"}));
+    app.add_option("--max-length-a", f.max_len_a, "Output limit = a * source length + b (default a = 1)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--max-length-b", f.max_len_b, "Output limit = a * source length + b (default b = 50)");
+    app.add_option("--max-length", f.max_len, "At most this many output tokens (default: no cap but the model's)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--batch-size", f.batch, "Sentences per batch (default 32)")->check(CLI::PositiveNumber);
+    app.add_option("--window", f.window, "Sentences read ahead and sorted by length (default 8 x batch size)")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--ids", f.ids, "Print token ids instead of text");
+    app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+}
+
+DecodeOptions decode_options(const DecodeFlags& f) {
+    if (f.n_best > f.beam)
+        throw UsageError("--n-best " + std::to_string(f.n_best) + " needs a beam at least as large (--beam " +
+                         std::to_string(f.beam) + ")");
+    DecodeOptions o;
+    o.search.beam = f.beam;
+    o.search.n_best = f.n_best;
+    o.search.alpha = f.alpha;
+    o.search.penalty = parse_length_penalty(f.penalty);
+    o.max_len_a = f.max_len_a;
+    o.max_len_b = f.max_len_b;
+    o.max_len = f.max_len;
+    o.batch_size = f.batch;
+    return o;
+}
+
+std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,
+                              const DecodeFlags& f) {
+    auto text = [&](const Hypothesis& h) {
+        if (!f.ids) return tok.decode(h.ids);
+        std::string s;
+        for (std::size_t i = 0; i < h.ids.size(); ++i) s += (i ? " " : "") + std::to_string(h.ids[i]);
+        return s;
+    };
+    auto score = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6f", v);
+        return std::string(buf);
+    };
+    std::string out;
+    if (f.n_best > 1) {
+        for (const Hypothesis& h : hyps) out += std::to_string(index) + " ||| " + text(h) + " ||| " + score(h.score) + "\n";
+        return out;
+    }
+    const Hypothesis& best = hyps.front();
+    if (f.scores) out += score(best.score) + "\t";
+    return out + text(best) + "\n";
+}
+
+}  // namespace tfm::tool

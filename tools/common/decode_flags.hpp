@@ -1,0 +1,31 @@
+// The search flags tfm-decode and tfm-translate share, and how both print hypotheses.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tfm/search.hpp"
+#include "tfm/tokenizer.hpp"
+#include "tfm/translator.hpp"
+
+namespace tfm::tool {
+
+struct DecodeFlags {
+    std::size_t beam = 4, n_best = 1, batch = 32, max_len = 0, max_len_b = 50, window = 0;
+    double max_len_a = 1.0, alpha = 0.6;
+    std::string penalty = "gnmt";
+    bool scores = false, ids = false;
+    int threads = 0;
+};
+
+void add_decode_flags(CLI::App& app, DecodeFlags& f);
+DecodeOptions decode_options(const DecodeFlags& f);
+
+// The output lines of one input (0-based index): its best text, or with --n-best K lines
+// "index ||| text ||| score", with --scores "score<TAB>text"; --ids prints ids, not text.
+std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,
+                              const DecodeFlags& f);
+
+}  // namespace tfm::tool

@@ -1,0 +1,29 @@
+#include "source_lines.hpp"
+
+#include "tfm/error.hpp"
+
+namespace tfm::tool {
+
+std::vector<std::vector<std::int64_t>> SourceReader::next_window(std::size_t window) {
+    std::vector<std::vector<std::int64_t>> out;
+    std::string line;
+    while (out.size() < window && in.getline(line)) {
+        ++lines_read;
+        SourceIds s;
+        try {
+            s = ids ? source_ids_from_numbers(line, config) : source_ids(tokenizer, line, config);
+        } catch (const Error& e) {
+            throw Error("line " + std::to_string(lines_read) + ": " + e.what());
+        }
+        if (s.truncated) {
+            std::string what = "line " + std::to_string(lines_read) + ": " + std::to_string(s.full_length) +
+                               " tokens, more than the model's " + std::to_string(config.max_positions) + " positions";
+            if (strict) throw Error(what);
+            warn(what + "; cut to " + std::to_string(config.max_positions));
+        }
+        out.push_back(std::move(s.ids));
+    }
+    return out;
+}
+
+}  // namespace tfm::tool

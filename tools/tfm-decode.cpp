@@ -1,0 +1,54 @@
+// tfm-decode: one encoder memory [S,D] per record -> one line of text per record, in order.
+#include <unistd.h>
+
+#include "common/decode_flags.hpp"
+#include "common/tool.hpp"
+#include "tfm/error.hpp"
+#include "tfm/model_dir.hpp"
+#include "tfm/parallel.hpp"
+#include "tfm/stream.hpp"
+
+int main(int argc, char** argv) {
+    tfm::tool::Tool tool("tfm-decode", "Decode encoder memories with greedy or beam search: one line per record.",
+        "  echo 'ein Haus am See' | tfm-encode -m model | tfm-decode -m model\n"
+        "  tfm-decode -m model --beam 1 < memory.npy            # greedy\n"
+        "  tfm-decode -m model --n-best 4 --beam 4 < memory.npy  # 'index ||| text ||| score'\n");
+    CLI::App& app = tool.app();
+    std::string model_dir;
+    tfm::tool::DecodeFlags flags;
+    app.add_option("-m,--model", model_dir, "Model directory")->required();
+    tfm::tool::add_decode_flags(app, flags);
+
+    return tool.run(argc, argv, [&] {
+        tfm::set_num_threads(flags.threads);
+        const tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
+        tfm::ModelDir md = tfm::load_model_dir(model_dir);
+        const std::size_t d = md.model.config.d_model;
+        tfm::Input in(STDIN_FILENO);
+        tfm::TensorReader reader(in);
+        tfm::Output out(STDOUT_FILENO);
+        const std::size_t window = flags.window ? flags.window : 8 * flags.batch;
+        for (bool more = true; more;) {
+            std::vector<xt::xtensor<float, 2>> memories;
+            const std::size_t first = reader.records_read();
+            while (memories.size() < window) {
+                auto rec = reader.next();
+                if (!rec) {
+                    more = false;
+                    break;
+                }
+                tfm::FloatArray a = tfm::as_float(std::move(*rec));
+                if (a.dimension() != 2 || a.shape(1) != d)
+                    throw tfm::record_error(reader.records_read() - 1, "memory " + tfm::shape_of(a) +
+                                                                           " does not fit the model: expected [S," +
+                                                                           std::to_string(d) + "]");
+                auto m = xt::xtensor<float, 2>::from_shape({a.shape(0), d});
+                std::copy(a.begin(), a.end(), m.begin());
+                memories.push_back(std::move(m));
+            }
+            auto results = tfm::decode_memories(md.model, memories, opt);
+            for (std::size_t i = 0; i < results.size(); ++i)
+                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags));
+        }
+    });
+}

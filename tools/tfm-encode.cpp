@@ -1,0 +1,79 @@
+// tfm-encode: text lines -> one encoder memory [S,D] per line, in input order.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "common/source_lines.hpp"
+#include "common/tool.hpp"
+#include "tfm/bench.hpp"
+#include "tfm/error.hpp"
+#include "tfm/model_dir.hpp"
+#include "tfm/parallel.hpp"
+#include "tfm/stream.hpp"
+
+int main(int argc, char** argv) {
+    tfm::tool::Tool tool("tfm-encode", "Encode text lines with a Transformer encoder: one memory [S,D] per line.",
+        "  echo 'ein Haus am See' | tfm-encode -m model | tfm-decode -m model\n"
+        "  tfm-encode -m model < src.txt > memory.npy\n"
+        "  tfm-encode -m model --attention-out attn.npy --attention-layers 5 < one.txt > /dev/null\n");
+    CLI::App& app = tool.app();
+    std::string model_dir, attention_out, layers_spec = "all";
+    bool ids = false, strict = false;
+    std::size_t batch = 32, window = 0;
+    int threads = 0;
+    app.add_option("-m,--model", model_dir, "Model directory")->required();
+    app.add_flag("--ids", ids, "Input lines are integer ids (eos appended unless present), not text");
+    app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
+    auto* att = app.add_option("--attention-out", attention_out,
+                               "Also write each line's self-attention weights [H,S,S] to FILE, one record per chosen layer");
+    app.add_option("--attention-layers", layers_spec, "Layers for --attention-out: 'all' or e.g. 0,5 (0-based)")->needs(att);
+    app.add_option("--batch-size", batch, "Sentences per batch (default 32)")->check(CLI::PositiveNumber);
+    app.add_option("--window", window, "Lines read ahead and sorted by length (default 8 x batch size)")->check(CLI::PositiveNumber);
+    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+    tool.add_format_flags();
+
+    return tool.run(argc, argv, [&] {
+        tfm::set_num_threads(threads);
+        tfm::ModelDir md = tfm::load_model_dir(model_dir);
+        const tfm::ModelConfig& c = md.model.config;
+        std::optional<tfm::EncodedCapture> capture;
+        int att_fd = -1;
+        std::optional<tfm::Output> att_out;
+        std::optional<tfm::TensorWriter> att_writer;
+        if (!attention_out.empty()) {
+            capture.emplace();
+            if (layers_spec == "all") {
+                for (std::size_t l = 0; l < c.encoder_layers; ++l) capture->layers.push_back(l);
+            } else {
+                capture->layers = tfm::parse_range(layers_spec);
+            }
+            for (std::size_t l : capture->layers)
+                if (l >= c.encoder_layers)
+                    throw tfm::UsageError("--attention-layers " + std::to_string(l) + ": the encoder has " +
+                                          std::to_string(c.encoder_layers) + " layers (0-based)");
+            att_fd = ::open(attention_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (att_fd < 0) throw tfm::Error(attention_out + ": " + std::strerror(errno));
+            att_out.emplace(att_fd);
+            att_writer.emplace(*att_out, tfm::Format::Npy);
+        }
+        tfm::Input in(STDIN_FILENO);
+        tfm::Output out(STDOUT_FILENO);
+        tfm::TensorWriter writer(out, tool.output_format());
+        tfm::tool::SourceReader reader{in, md.tokenizer, c, ids, strict, [&](const std::string& w) { tool.warn(w); }};
+        for (;;) {
+            auto sources = reader.next_window(window ? window : 8 * batch);
+            if (sources.empty()) break;
+            auto memories = tfm::encode_sources(md.model, sources, batch, capture ? &*capture : nullptr);
+            for (std::size_t i = 0; i < memories.size(); ++i) {
+                writer.write(memories[i]);
+                if (capture)
+                    for (const auto& w : capture->weights[i]) att_writer->write(w);
+            }
+        }
+        if (att_out) att_out->flush();
+        if (att_fd >= 0) ::close(att_fd);
+    });
+}

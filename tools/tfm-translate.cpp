@@ -1,0 +1,43 @@
+// tfm-translate: text lines in, translations out, encoder and search in one process; the
+// same lines as tfm-encode | tfm-decode with the same options.
+#include <unistd.h>
+
+#include "common/decode_flags.hpp"
+#include "common/source_lines.hpp"
+#include "common/tool.hpp"
+#include "tfm/error.hpp"
+#include "tfm/model_dir.hpp"
+#include "tfm/parallel.hpp"
+
+int main(int argc, char** argv) {
+    tfm::tool::Tool tool("tfm-translate", "Translate text lines with a Transformer model, one output line per input line.",
+        "  echo 'ein Haus am See' | tfm-translate -m model\n"
+        "  tfm-translate -m model --beam 4 < test.de > test.hyp.en\n"
+        "  tfm-translate -m model --n-best 4 --scores < test.de\n");
+    CLI::App& app = tool.app();
+    std::string model_dir;
+    bool strict = false, ids_in = false;
+    tfm::tool::DecodeFlags flags;
+    app.add_option("-m,--model", model_dir, "Model directory")->required();
+    app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
+    app.add_flag("--input-ids", ids_in, "Input lines are integer ids, not text");
+    tfm::tool::add_decode_flags(app, flags);
+
+    return tool.run(argc, argv, [&] {
+        tfm::set_num_threads(flags.threads);
+        const tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
+        tfm::ModelDir md = tfm::load_model_dir(model_dir);
+        tfm::Input in(STDIN_FILENO);
+        tfm::Output out(STDOUT_FILENO);
+        tfm::tool::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
+                                       [&](const std::string& w) { tool.warn(w); }};
+        for (;;) {
+            const std::size_t first = reader.lines_read;
+            auto sources = reader.next_window(flags.window ? flags.window : 8 * flags.batch);
+            if (sources.empty()) break;
+            auto results = tfm::translate_sources(md.model, sources, opt);
+            for (std::size_t i = 0; i < results.size(); ++i)
+                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags));
+        }
+    });
+}
