@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+"""Golden fixtures for the whole encoder-decoder, computed with PyTorch (python3-torch 1.13).
+
+Run from the repository root:  /usr/bin/python3 tests/golden/make_model_golden.py
+For each variant <name> it writes tests/golden/data/model_<name>/ with config.json and
+model.safetensors (HF MarianMT tensor names), and model_<name>_io.npy, a stream of:
+  src ids [B,S] (int64, padded with pad), src lengths [B], tgt ids [B,T] (decoder inputs,
+  starting with the decoder start id), encoder memory [B,S,D], decoder logits [B,T,V],
+  greedy ids [B,L] (padded with -1), greedy max length [1]
+The reference forward below is written from the paper and HF Marian's semantics with torch
+ops (F.multi_head_attention_forward for attention), independently of tfm's code.
+"""
+import json
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from make_golden import save_safetensors, save_stream, OUT
+
+
+def sinusoid(n, d, layout):
+    pos = torch.arange(n, dtype=torch.float64)[:, None]
+    i = torch.arange((d + 1) // 2, dtype=torch.float64)
+    ang = pos / 10000 ** (2 * i / d)
+    s, c = torch.sin(ang), torch.cos(ang)[:, : d // 2]
+    if layout == "halves":
+        return torch.cat([s, c], 1).float()
+    out = torch.zeros(n, d, dtype=torch.float64)
+    out[:, 0::2], out[:, 1::2] = s, c
+    return out.float()
+
+
+class Reference:
+    def __init__(self, cfg, w):
+        self.c, self.w = cfg, w
+        self.act = {"relu": F.relu, "gelu": F.gelu, "swish": F.silu}[cfg["activation_function"]]
+        self.pre = cfg["tfm_norm_placement"] == "pre"
+        self.eps = cfg["tfm_layer_norm_eps"]
+        d = cfg["d_model"]
+        kind = cfg["tfm_position_encoding"]
+        p = cfg["max_position_embeddings"]
+        if kind == "learned":
+            self.enc_pos = w["model.encoder.embed_positions.weight"]
+            self.dec_pos = w["model.decoder.embed_positions.weight"]
+        else:
+            self.enc_pos = self.dec_pos = sinusoid(p, d, "halves" if kind == "sinusoidal_halves" else "interleaved")
+        self.scale = math.sqrt(d) if cfg["scale_embedding"] else 1.0
+
+    def ln(self, x, name):
+        return F.layer_norm(x, x.shape[-1:], self.w[name + ".weight"], self.w[name + ".bias"], self.eps)
+
+    def attn(self, q, kv, name, heads, kpm=None, causal=False):
+        w = self.w
+        tq, tk = q.shape[1], kv.shape[1]
+        mask = None
+        if causal:
+            mask = torch.triu(torch.ones(tq, tk, dtype=torch.bool), 1)
+        out, _ = F.multi_head_attention_forward(
+            q.transpose(0, 1), kv.transpose(0, 1), kv.transpose(0, 1), q.shape[-1], heads, None,
+            torch.cat([w[name + ".q_proj.bias"], w[name + ".k_proj.bias"], w[name + ".v_proj.bias"]]),
+            None, None, False, 0.0, w[name + ".out_proj.weight"], w[name + ".out_proj.bias"], training=False,
+            key_padding_mask=kpm, need_weights=False, attn_mask=mask, use_separate_proj_weight=True,
+            q_proj_weight=w[name + ".q_proj.weight"], k_proj_weight=w[name + ".k_proj.weight"],
+            v_proj_weight=w[name + ".v_proj.weight"])
+        return out.transpose(0, 1)
+
+    def ffn(self, x, name):
+        h = self.act(F.linear(x, self.w[name + ".fc1.weight"], self.w[name + ".fc1.bias"]))
+        return F.linear(h, self.w[name + ".fc2.weight"], self.w[name + ".fc2.bias"])
+
+    def sub(self, x, ln_name, f):
+        if self.pre:
+            return x + f(self.ln(x, ln_name))
+        return self.ln(x + f(x), ln_name)
+
+    def encode(self, src, lengths):
+        c, w = self.c, self.w
+        s = src.shape[1]
+        x = w["model.shared.weight"][src] * self.scale + self.enc_pos[:s]
+        kpm = torch.arange(s)[None, :] >= torch.tensor(lengths)[:, None]
+        for l in range(c["encoder_layers"]):
+            p = f"model.encoder.layers.{l}"
+            x = self.sub(x, p + ".self_attn_layer_norm",
+                         lambda h: self.attn(h, h, p + ".self_attn", c["encoder_attention_heads"], kpm))
+            x = self.sub(x, p + ".final_layer_norm", lambda h: self.ffn(h, p))
+        if self.pre:
+            x = self.ln(x, "model.encoder.layer_norm")
+        return x
+
+    def decode(self, tgt, memory, lengths):
+        c, w = self.c, self.w
+        t = tgt.shape[1]
+        x = w["model.shared.weight"][tgt] * self.scale + self.dec_pos[:t]
+        kpm = torch.arange(memory.shape[1])[None, :] >= torch.tensor(lengths)[:, None]
+        for l in range(c["decoder_layers"]):
+            p = f"model.decoder.layers.{l}"
+            x = self.sub(x, p + ".self_attn_layer_norm",
+                         lambda h: self.attn(h, h, p + ".self_attn", c["decoder_attention_heads"], causal=True))
+            x = self.sub(x, p + ".encoder_attn_layer_norm",
+                         lambda h: self.attn(h, memory, p + ".encoder_attn", c["decoder_attention_heads"], kpm))
+            x = self.sub(x, p + ".final_layer_norm", lambda h: self.ffn(h, p))
+        if self.pre:
+            x = self.ln(x, "model.decoder.layer_norm")
+        out_w = w["lm_head.weight"] if "lm_head.weight" in w else w["model.shared.weight"]
+        return F.linear(x, out_w) + w["final_logits_bias"][0]
+
+    def greedy(self, memory, lengths, max_len):
+        """Full recomputation each step; pad never generated; stops at eos or max_len."""
+        c = self.c
+        out = []
+        for b in range(memory.shape[0]):
+            ids = [c["decoder_start_token_id"]]
+            for _ in range(max_len):
+                logits = self.decode(torch.tensor([ids]), memory[b:b + 1], [lengths[b]])[0, -1]
+                logits[c["pad_token_id"]] = -float("inf")
+                nxt = int(torch.argmax(logits))
+                if nxt == c["eos_token_id"]:
+                    break
+                ids.append(nxt)
+            out.append(ids[1:])
+        return out
+
+
+def make_weights(cfg, gen):
+    d, v, p = cfg["d_model"], cfg["vocab_size"], cfg["max_position_embeddings"]
+    w = {}
+    rnd = lambda *shape, s=1.0: torch.randn(*shape, generator=gen) * s
+    w["model.shared.weight"] = rnd(v, d, s=d ** -0.5)
+    w["model.shared.weight"][cfg["pad_token_id"]] = 0
+    if not cfg["tie_word_embeddings"]:
+        w["lm_head.weight"] = rnd(v, d, s=d ** -0.5)
+    w["final_logits_bias"] = rnd(1, v, s=0.1)
+    if cfg["tfm_position_encoding"] == "learned":
+        w["model.encoder.embed_positions.weight"] = rnd(p, d, s=0.3)
+        w["model.decoder.embed_positions.weight"] = rnd(p, d, s=0.3)
+
+    def lin(name, o, i):
+        w[name + ".weight"] = rnd(o, i, s=i ** -0.5)
+        w[name + ".bias"] = rnd(o, s=0.1)
+
+    def norm(name):
+        w[name + ".weight"] = 1 + rnd(d, s=0.1)
+        w[name + ".bias"] = rnd(d, s=0.1)
+
+    def attn(name):
+        for x in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            lin(f"{name}.{x}", d, d)
+
+    for side in ("encoder", "decoder"):
+        for l in range(cfg[side + "_layers"]):
+            p_ = f"model.{side}.layers.{l}"
+            attn(p_ + ".self_attn")
+            norm(p_ + ".self_attn_layer_norm")
+            if side == "decoder":
+                attn(p_ + ".encoder_attn")
+                norm(p_ + ".encoder_attn_layer_norm")
+            lin(p_ + ".fc1", cfg[side + "_ffn_dim"], d)
+            lin(p_ + ".fc2", d, cfg[side + "_ffn_dim"])
+            norm(p_ + ".final_layer_norm")
+        if cfg["tfm_norm_placement"] == "pre":
+            norm(f"model.{side}.layer_norm")
+    return w
+
+
+def variant(name, gen, **overrides):
+    cfg = {
+        "model_type": "marian", "d_model": 16, "encoder_layers": 2, "decoder_layers": 2,
+        "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 32,
+        "decoder_ffn_dim": 32, "vocab_size": 40, "max_position_embeddings": 64,
+        "activation_function": "relu", "scale_embedding": True, "tie_word_embeddings": True,
+        "pad_token_id": 0, "eos_token_id": 1, "decoder_start_token_id": 0,
+        "tfm_position_encoding": "sinusoidal_interleaved", "tfm_norm_placement": "post",
+        "tfm_layer_norm_eps": 1e-5,
+    }
+    cfg.update(overrides)
+    w = make_weights(cfg, gen)
+    ref = Reference(cfg, w)
+    lengths = [7, 4, 1]
+    s = max(lengths)
+    src = torch.zeros(len(lengths), s, dtype=torch.long)
+    for b, n in enumerate(lengths):
+        src[b, : n - 1] = torch.randint(3, cfg["vocab_size"], (n - 1,), generator=gen)
+        src[b, n - 1] = cfg["eos_token_id"]
+    tgt = torch.randint(3, cfg["vocab_size"], (len(lengths), 6), generator=gen)
+    tgt[:, 0] = cfg["decoder_start_token_id"]
+    with torch.no_grad():
+        memory = ref.encode(src, lengths)
+        logits = ref.decode(tgt, memory, lengths)
+        max_len = 12
+        greedy = ref.greedy(memory, lengths, max_len)
+    g = np.full((len(lengths), max_len), -1, dtype=np.int64)
+    for b, ids in enumerate(greedy):
+        g[b, : len(ids)] = ids
+    d = os.path.join(OUT, f"model_{name}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+    save_safetensors(os.path.join(d, "model.safetensors"), {k: v.numpy() for k, v in w.items()})
+    save_stream(os.path.join(OUT, f"model_{name}_io.npy"),
+                [src.numpy().astype(np.int64), np.array(lengths, dtype=np.int64), tgt.numpy().astype(np.int64),
+                 memory.numpy(), logits.numpy(), g, np.array([max_len], dtype=np.int64)])
+
+
+def main():
+    gen = torch.Generator().manual_seed(1129)
+    variant("post_relu_interleaved", gen)
+    variant("pre_swish_halves", gen, activation_function="swish", tfm_norm_placement="pre",
+            tfm_position_encoding="sinusoidal_halves")
+    variant("post_gelu_learned_untied", gen, activation_function="gelu", tfm_position_encoding="learned",
+            tie_word_embeddings=False, scale_embedding=False, tfm_layer_norm_eps=1e-6)
+
+
+if __name__ == "__main__":
+    main()

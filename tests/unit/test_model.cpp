@@ -1,0 +1,191 @@
+// The whole model against PyTorch fixtures (tests/golden/make_model_golden.py): encoder
+// output, teacher-forced logits, greedy ids; and search properties: beam 1 = greedy, n-best
+// sorted, batch invariance, cached incremental decoding = full recomputation.
+#include <cmath>
+
+#include "helpers.hpp"
+#include "tfm/decoder.hpp"
+#include "tfm/encoder.hpp"
+#include "tfm/translator.hpp"
+
+using namespace tfm;
+using tfm_test::check_close;
+
+namespace {
+
+struct Golden {
+    Model model;
+    TokenBatch src, tgt;
+    FloatArray memory, logits;
+    IdArray greedy;
+    std::size_t max_len;
+};
+
+TokenBatch batch_of(const IdArray& ids, const IdArray& lengths) {
+    TokenBatch b;
+    b.batch = ids.shape(0);
+    b.len = ids.shape(1);
+    b.ids.assign(ids.begin(), ids.end());
+    for (auto n : lengths) b.lengths.push_back(std::size_t(n));
+    return b;
+}
+
+Golden load(const std::string& name) {
+    std::string dir = std::string(TFM_GOLDEN) + "/model_" + name;
+    ModelConfig c = load_config(dir + "/config.json");
+    Golden g{load_model_weights(c, SafeTensors::open(dir + "/model.safetensors")), {}, {}, {}, {}, {}, 0};
+    auto io = tfm_test::read_file(std::string(TFM_GOLDEN) + "/model_" + name + "_io.npy");
+    REQUIRE(io.size() == 7);
+    IdArray lengths = as_ids(io[1]);
+    g.src = batch_of(as_ids(io[0]), lengths);
+    IdArray tgt = as_ids(io[2]);
+    IdArray tgt_len = xt::ones<std::int64_t>({tgt.shape(0)}) * std::int64_t(tgt.shape(1));
+    g.tgt = batch_of(tgt, tgt_len);
+    g.memory = as_float(io[3]);
+    g.logits = as_float(io[4]);
+    g.greedy = as_ids(io[5]);
+    g.max_len = std::size_t(as_ids(io[6])(0));
+    return g;
+}
+
+const char* const kVariants[] = {"post_relu_interleaved", "pre_swish_halves", "post_gelu_learned_untied"};
+
+SearchOptions options(const Model& m, std::size_t batch, std::size_t max_len, std::size_t beam) {
+    SearchOptions o;
+    o.beam = beam;
+    o.start_id = m.config.decoder_start_id;
+    o.eos_id = m.config.eos_id;
+    o.max_len.assign(batch, max_len);
+    return o;
+}
+
+std::vector<std::vector<Hypothesis>> run_search(const Model& m, const TokenBatch& src, std::size_t max_len,
+                                                std::size_t beam, std::size_t n_best = 1) {
+    EncoderWorkspace ws;
+    xt::xtensor<float, 2> memory;
+    encoder_forward(memory, m, src, ws);
+    DecoderState state(m, memory, src, max_len + 1);
+    SearchOptions o = options(m, src.batch, max_len, beam);
+    o.n_best = n_best;
+    return search(state, src.batch, o);
+}
+
+}  // namespace
+
+TEST_CASE("model: encoder, decoder logits and greedy ids match PyTorch") {
+    for (const char* name : kVariants) {
+        CAPTURE(name);
+        Golden g = load(name);
+        EncoderWorkspace ews;
+        xt::xtensor<float, 2> memory;
+        encoder_forward(memory, g.model, g.src, ews);
+        check_close(memory, g.memory, 1e-4, 1e-4);
+        DecoderWorkspace dws;
+        xt::xtensor<float, 2> logits;
+        decoder_forward(logits, g.model, g.src, memory, g.tgt, dws);
+        check_close(logits, g.logits, 1e-4, 1e-4);
+        auto hyps = run_search(g.model, g.src, g.max_len, 1);
+        for (std::size_t b = 0; b < g.src.batch; ++b) {
+            std::vector<std::int64_t> expected;
+            for (std::size_t i = 0; i < g.greedy.shape(1) && g.greedy(b, i) >= 0; ++i) expected.push_back(g.greedy(b, i));
+            CHECK(hyps[b][0].ids == expected);
+        }
+    }
+}
+
+TEST_CASE("model: cached incremental decoding equals full recomputation") {
+    Golden g = load("pre_swish_halves");
+    const Model& m = g.model;
+    EncoderWorkspace ews;
+    xt::xtensor<float, 2> memory;
+    encoder_forward(memory, m, g.src, ews);
+    DecoderWorkspace dws;
+    xt::xtensor<float, 2> full;
+    decoder_forward(full, m, g.src, memory, g.tgt, dws);
+    const std::size_t b = g.tgt.batch, t = g.tgt.len, v = m.config.vocab_size;
+    log_softmax_rows(mat(full.data(), b * t, v), m.config.pad_id);
+    DecoderState state(m, memory, g.src, t);
+    std::vector<float> step(b * v);
+    for (std::size_t i = 0; i < t; ++i) {
+        std::vector<std::int64_t> tokens;
+        for (std::size_t r = 0; r < b; ++r) tokens.push_back(g.tgt.ids[r * t + i]);
+        state.step(tokens, mat(step.data(), b, v));
+        for (std::size_t r = 0; r < b; ++r)
+            for (std::size_t j = 0; j < v; ++j) {
+                float a = step[r * v + j], e = full(r * t + i, j);
+                if (std::isinf(e)) REQUIRE(std::isinf(a));
+                else REQUIRE(a == doctest::Approx(e).epsilon(1e-5));
+            }
+    }
+}
+
+TEST_CASE("model: beam 1 equals greedy; n-best lists are sorted; beams are no worse") {
+    Golden g = load("post_relu_interleaved");
+    auto greedy = run_search(g.model, g.src, 12, 1);
+    EncoderWorkspace ws;
+    xt::xtensor<float, 2> memory;
+    encoder_forward(memory, g.model, g.src, ws);
+    DecoderState state(g.model, memory, g.src, 13);
+    auto beam1 = beam_search(state, g.src.batch, options(g.model, g.src.batch, 12, 1));
+    auto beam4 = run_search(g.model, g.src, 12, 4, 4);
+    for (std::size_t b = 0; b < g.src.batch; ++b) {
+        CHECK(beam1[b][0].ids == greedy[b][0].ids);
+        CHECK(beam1[b][0].score == doctest::Approx(greedy[b][0].score).epsilon(1e-6));
+        REQUIRE(beam4[b].size() == 4);
+        for (std::size_t k = 1; k < 4; ++k) CHECK(beam4[b][k - 1].score >= beam4[b][k].score);
+        CHECK(beam4[b][0].score >= greedy[b][0].score - 1e-6);
+    }
+}
+
+TEST_CASE("model: a sentence decodes the same whatever shares its batch") {
+    Golden g = load("pre_swish_halves");
+    Model& m = g.model;
+    std::vector<std::vector<std::int64_t>> sources = {{5, 6, 7, 8, 9, 10, 1}, {11, 12, 1}, {20, 21, 22, 23, 1}, {30, 1}};
+    for (std::size_t beam : {std::size_t(1), std::size_t(3)}) {
+        DecodeOptions opt;
+        opt.search.beam = beam;
+        opt.max_len = 10;
+        opt.batch_size = 4;
+        auto together = translate_sources(m, sources, opt);
+        for (std::size_t i = 0; i < sources.size(); ++i) {
+            auto alone = translate_sources(m, {sources[i]}, opt);
+            CAPTURE(i);
+            CHECK(alone[0][0].ids == together[i][0].ids);
+            CHECK(alone[0][0].score == doctest::Approx(together[i][0].score).epsilon(1e-5));
+        }
+        opt.batch_size = 3;  // other batch compositions
+        auto other = translate_sources(m, sources, opt);
+        for (std::size_t i = 0; i < sources.size(); ++i) CHECK(other[i][0].ids == together[i][0].ids);
+    }
+}
+
+TEST_CASE("model: encode then decode gives what translate gives") {
+    Golden g = load("post_gelu_learned_untied");
+    std::vector<std::vector<std::int64_t>> sources = {{5, 6, 7, 1}, {}, {11, 12, 13, 14, 15, 1}};
+    DecodeOptions opt;
+    opt.search.beam = 2;
+    opt.max_len = 8;
+    auto direct = translate_sources(g.model, sources, opt);
+    auto memories = encode_sources(g.model, sources, 2);
+    CHECK(memories[1].shape(0) == 0);
+    auto piped = decode_memories(g.model, memories, opt);
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        CHECK(direct[i][0].ids == piped[i][0].ids);
+        CHECK(direct[i][0].score == doctest::Approx(piped[i][0].score).epsilon(1e-6));
+    }
+    CHECK(direct[1][0].ids.empty());
+}
+
+TEST_CASE("model: length penalties and limits") {
+    CHECK(length_penalty(LengthPenalty::Gnmt, 0.6, 7) == doctest::Approx(std::pow(2.0, 0.6)));
+    CHECK(length_penalty(LengthPenalty::Power, 0.5, 16) == doctest::Approx(4.0));
+    CHECK(length_penalty(LengthPenalty::None, 0.6, 16) == 1.0);
+    ModelConfig c = preset_config("tiny", 100);
+    DecodeOptions o;
+    CHECK(output_limit(c, 10, o) == 60);  // source length + 50
+    o.max_len = 20;
+    CHECK(output_limit(c, 10, o) == 20);
+    o.max_len = 0;
+    CHECK(output_limit(c, 600, o) == c.max_positions);
+    CHECK(tfm_test::error_of([] { parse_length_penalty("exp"); }).find("unknown length penalty") == 0);
+}
