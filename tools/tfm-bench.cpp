@@ -5,6 +5,7 @@
 #include "common/tool.hpp"
 #include "tfm/bench.hpp"
 #include "tfm/bench_attention.hpp"
+#include "tfm/bench_translate.hpp"
 #include "tfm/error.hpp"
 #include "tfm/attention.hpp"
 #include "tfm/gemm.hpp"
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-bench", "Measure what the Transformer's parts cost on this machine.",
         "  tfm-bench sgemm --n 256:2048:x2\n"
         "  tfm-bench attention --n 256:4096:x2 --d 512 --heads 8\n"
-        "  tfm-bench attention --n 1024 --d 64:1024:x2 --format csv > sweep.csv\n");
+        "  tfm-bench attention --n 1024 --d 64:1024:x2 --format csv > sweep.csv\n"
+        "  tfm-bench translate --preset base --beam 1,4\n");
     CLI::App& app = tool.app();
     app.require_subcommand(1);
     Common common;
@@ -86,7 +88,36 @@ int main(int argc, char** argv) {
     at->add_flag("--causal", causal, "Causal mask");
     add_common(at, common);
 
+    tfm::TranslateBenchOptions tr;
+    std::string tr_beams = "1,4";
+    CLI::App* trc = app.add_subcommand("translate",
+        "A random model of a preset translating random sentences: sentences/s and target tokens/s");
+    trc->add_option("--preset", tr.preset, "base (default), big, small or tiny")
+        ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
+    trc->add_option("--vocab", tr.vocab, "Vocabulary size (default 8000)")->check(CLI::PositiveNumber);
+    trc->add_option("--sentences", tr.sentences, "Sentences, all in one batch (default 32)")->check(CLI::PositiveNumber);
+    trc->add_option("--source-length", tr.source_len, "Source tokens per sentence (default 20)")->check(CLI::PositiveNumber);
+    trc->add_option("--output-length", tr.output_len, "Target tokens per sentence (default 24)")->check(CLI::PositiveNumber);
+    trc->add_option("--beam", tr_beams, "Beam sizes, e.g. 1,4 (default)");
+    add_common(trc, common);
+
     return tool.run(argc, argv, [&] {
+        if (trc->parsed()) {
+            auto beams = tfm::parse_range(tr_beams);
+            double ref = print_header(common);
+            tr.timing = {common.warmup, common.reps, 0.0};
+            tfm::Table t({"preset", "sentences", "beam", "median_s", "target_tokens", "sentences_per_s", "tokens_per_s",
+                          "peak_rss_MiB"});
+            for (std::size_t beam : beams) {
+                tr.beam = beam;
+                auto p = tfm::bench_translate(tr);
+                t.add({tr.preset, std::to_string(tr.sentences), std::to_string(beam), tfm::Table::num(p.timing.median, 3),
+                       std::to_string(p.target_tokens), tfm::Table::num(p.sentences_per_s, 1),
+                       tfm::Table::num(p.tokens_per_s, 1), tfm::Table::num(p.peak_rss_mib, 0)});
+            }
+            emit(common, ref, t);
+            return;
+        }
         if (sg->parsed()) {
             auto sizes = tfm::parse_range(sg_n);
             double ref = print_header(common);

@@ -44,6 +44,11 @@ Hypothesis finish(std::vector<std::int64_t> ids, double logprob, bool eos, const
     return h;
 }
 
+// While a hypothesis is shorter than min_len, eos is not a choice.
+void block_early_eos(float* logprobs, std::size_t generated, const SearchOptions& opt) {
+    if (generated < opt.min_len && opt.eos_id >= 0) logprobs[opt.eos_id] = -std::numeric_limits<float>::infinity();
+}
+
 // Best first; ties by fewer tokens, then by token ids, so the order is deterministic.
 void sort_hypotheses(std::vector<Hypothesis>& hs) {
     std::stable_sort(hs.begin(), hs.end(), [](const Hypothesis& a, const Hypothesis& b) {
@@ -93,7 +98,8 @@ std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t 
         f.step(tokens, mat(lp.data(), n, v));
         ended.assign(n, false);
         for (std::size_t r = 0; r < n; ++r) {
-            const float* row = lp.data() + r * v;
+            float* row = lp.data() + r * v;
+            block_early_eos(row, live[r].ids.size(), opt);
             const std::size_t best = std::size_t(std::max_element(row, row + v) - row);
             live[r].logp += row[best];
             if (std::int64_t(best) == opt.eos_id) {
@@ -147,7 +153,8 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
         std::vector<std::size_t> idx(v);
         const std::size_t k = std::min(v, 2 * beam);
         for (std::size_t r = 0; r < live.size(); ++r) {
-            const float* row = lp.data() + r * v;
+            float* row = lp.data() + r * v;
+            block_early_eos(row, live[r].ids.size(), opt);
             for (std::size_t i = 0; i < v; ++i) idx[i] = i;
             auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
             std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);

@@ -19,6 +19,7 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f) {
     app.add_option("--max-length-b", f.max_len_b, "Output limit = a * source length + b (default b = 50)");
     app.add_option("--max-length", f.max_len, "At most this many output tokens (default: no cap but the model's)")
         ->check(CLI::PositiveNumber);
+    app.add_option("--min-length", f.min_len, "No eos before this many tokens (default 0)");
     app.add_option("--batch-size", f.batch, "Sentences per batch (default 32)")->check(CLI::PositiveNumber);
     app.add_option("--window", f.window, "Sentences read ahead and sorted by length (default 8 x batch size)")
         ->check(CLI::PositiveNumber);
@@ -34,6 +35,7 @@ DecodeOptions decode_options(const DecodeFlags& f) {
     o.search.beam = f.beam;
     o.search.n_best = f.n_best;
     o.search.alpha = f.alpha;
+    o.search.min_len = f.min_len;
     o.search.penalty = parse_length_penalty(f.penalty);
     o.max_len_a = f.max_len_a;
     o.max_len_b = f.max_len_b;

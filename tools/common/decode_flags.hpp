@@ -13,7 +13,7 @@
 namespace tfm::tool {
 
 struct DecodeFlags {
-    std::size_t beam = 4, n_best = 1, batch = 32, max_len = 0, max_len_b = 50, window = 0;
+    std::size_t beam = 4, n_best = 1, batch = 32, max_len = 0, min_len = 0, max_len_b = 50, window = 0;
     double max_len_a = 1.0, alpha = 0.6;
     std::string penalty = "gnmt";
     bool scores = false, ids = false;

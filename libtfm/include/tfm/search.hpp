@@ -34,6 +34,7 @@ struct SearchOptions {
     double alpha = 0.6;
     std::int64_t start_id = 0, eos_id = 0;
     std::vector<std::size_t> max_len;       // per sentence: most tokens generated (eos included)
+    std::size_t min_len = 0;                // eos is not allowed before this many other tokens
 };
 
 struct Hypothesis {
