@@ -63,8 +63,12 @@ void attend(const std::vector<AttentionItem>& items, std::size_t heads, bool cau
         }
         if (kmax > 0) scores(i, h, i0, s);
         softmax_rows(s, mask, i0, tq, tk);
-        gemm(it.out.rows_range(i0, rows).cols_range(h * kv, kv), s, Op::N,
-             it.v.rows_range(0, kmax).cols_range(h * kv, kv), Op::N);
+        Mat out = it.out.rows_range(i0, rows).cols_range(h * kv, kv);
+        ConstMat v = it.v.rows_range(0, kmax).cols_range(h * kv, kv);
+        if (rows == 1)  // one query (a decoding step): out = V^T p
+            gemv(out.data, v, Op::T, s.data);
+        else
+            gemm(out, s, Op::N, v, Op::N);
     });
 }
 
@@ -79,8 +83,12 @@ void dot_product_attention(const std::vector<AttentionItem>& items, const Attent
     attend(items, opt.heads, opt.causal, [&](std::size_t i, std::size_t h, std::size_t first, Mat scores) {
         const std::size_t k = dk[i];
         const float s = opt.scaled ? 1.0f / std::sqrt(float(k)) : 1.0f;
-        gemm(scores, items[i].q.rows_range(first, scores.rows).cols_range(h * k, k), Op::N,
-             items[i].k.rows_range(0, scores.cols).cols_range(h * k, k), Op::T, s);
+        ConstMat q = items[i].q.rows_range(first, scores.rows).cols_range(h * k, k);
+        ConstMat keys = items[i].k.rows_range(0, scores.cols).cols_range(h * k, k);
+        if (scores.rows == 1)  // one query: scores = K q
+            gemv(scores.data, keys, Op::N, q.data, s);
+        else
+            gemm(scores, q, Op::N, keys, Op::T, s);
     });
 }
 

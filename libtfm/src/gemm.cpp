@@ -64,6 +64,17 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float be
     });
 }
 
+void gemv(float* y, ConstMat a, Op op_a, const float* x, float alpha, float beta) {
+    const std::size_t rows = op_a == Op::N ? a.rows : a.cols, cols = op_a == Op::N ? a.cols : a.rows;
+    if (rows == 0) return;
+    if (cols == 0) {
+        for (std::size_t i = 0; i < rows; ++i) y[i] = beta == 0.0f ? 0.0f : beta * y[i];
+        return;
+    }
+    cblas_sgemv(CblasRowMajor, op_a == Op::N ? CblasNoTrans : CblasTrans, int(a.rows), int(a.cols), alpha, a.data,
+                int(a.ld), x, 1, beta, y, 1);
+}
+
 const char* blas_description() {
     static const std::string s = std::string("OpenBLAS (") + openblas_get_corename() + "; " +
                                  openblas_get_config() + ")";

@@ -119,7 +119,7 @@ TEST_CASE("model: cached incremental decoding equals full recomputation") {
     }
 }
 
-TEST_CASE("model: beam 1 equals greedy; n-best lists are sorted; beams are no worse") {
+TEST_CASE("model: beam 1 equals greedy; n-best lists are sorted") {
     Golden g = load("post_relu_interleaved");
     auto greedy = run_search(g.model, g.src, 12, 1);
     EncoderWorkspace ws;
@@ -133,7 +133,6 @@ TEST_CASE("model: beam 1 equals greedy; n-best lists are sorted; beams are no wo
         CHECK(beam1[b][0].score == doctest::Approx(greedy[b][0].score).epsilon(1e-6));
         REQUIRE(beam4[b].size() == 4);
         for (std::size_t k = 1; k < 4; ++k) CHECK(beam4[b][k - 1].score >= beam4[b][k].score);
-        CHECK(beam4[b][0].score >= greedy[b][0].score - 1e-6);
     }
 }
 

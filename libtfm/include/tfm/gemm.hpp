@@ -31,6 +31,10 @@ enum class Op { N, T };  // use the matrix as is, or transposed
 // C = alpha * op(A) * op(B) + beta * C; shapes are checked (throws tfm::Error).
 void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha = 1.0f, float beta = 0.0f);
 
+// y = alpha * op(A) x + beta * y (sgemv): x has op(A).cols elements, y op(A).rows. For the
+// one-query products of incremental decoding, where sgemm's set-up would dominate.
+void gemv(float* y, ConstMat a, Op op_a, const float* x, float alpha = 1.0f, float beta = 0.0f);
+
 // Large products are split across the thread pool (parallel.hpp); OpenBLAS itself is set
 // to one thread, so nothing is oversubscribed.
 // "OpenBLAS 0.3.21 (Haswell, pthreads)" or similar.
