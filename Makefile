@@ -52,8 +52,14 @@ test-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # Both runs: the optimised build, then the sanitizer build. ctest's summary closes each.
 test: test-release test-asan
 
+# The tools on a freshly initialised model (random weights: the translation is noise until
+# tfm-train exists), then attention over positional encodings.
 demo: build
-	$(BUILD)/bin/tfm-posenc -n 16 -d 64 | $(BUILD)/bin/tfm-attend --heads 4 --causal --weights-out -t
+	$(BUILD)/bin/tfm-init -o $(BUILD)/demo-model --preset small --train-spm share/examples/sentences.txt --vocab-size 200
+	echo "Ein Mann fährt mit dem Fahrrad durch die Stadt." | $(BUILD)/bin/tfm-encode -m $(BUILD)/demo-model | \
+	    $(BUILD)/bin/tfm-decode -m $(BUILD)/demo-model --beam 4 --max-length 12
+	echo "Zwei Kinder spielen im Garten." | $(BUILD)/bin/tfm-translate -m $(BUILD)/demo-model --beam 1 --scores --max-length 12
+	$(BUILD)/bin/tfm-posenc -n 8 -d 16 | $(BUILD)/bin/tfm-attend --heads 4 --causal --weights-out -t
 
 bench: build
 	$(BUILD)/bin/tfm-bench attention --n 256:4096:x2 --d 512 --heads 8
