@@ -35,20 +35,10 @@ std::optional<Shape> shape_comment(const std::string& line) {
     if (p == std::string::npos || line[p] != '#') return std::nullopt;
     p = line.find_first_not_of(" \t", p + 1);
     if (p == std::string::npos || line.compare(p, 6, "shape:") != 0) return std::nullopt;
-    Shape shape;
-    const char* s = line.data() + p + 6;
-    const char* end = line.data() + line.size();
-    while (s < end) {
-        while (s < end && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
-        if (s == end) break;
-        std::size_t d = 0;
-        auto [next, ec] = std::from_chars(s, end, d);
-        if (ec != std::errc() || (next < end && *next != ' ' && *next != '\t' && *next != '\r'))
-            throw Error("malformed '# shape:' line: " + line.substr(0, 80));
-        shape.push_back(d);
-        s = next;
-    }
-    return shape;
+    auto dims = parse_integers(std::string_view(line).substr(p + 6));
+    if (!dims || std::any_of(dims->begin(), dims->end(), [](std::int64_t d) { return d < 0; }))
+        throw Error("malformed '# shape:' line: " + line.substr(0, 80));
+    return Shape(dims->begin(), dims->end());
 }
 
 // Appends the numbers of one row; returns how many.
@@ -108,6 +98,23 @@ Record fill(const Shape& shape, const std::vector<double>& values) {
 }
 
 }  // namespace
+
+std::optional<std::vector<std::int64_t>> parse_integers(std::string_view text) {
+    std::vector<std::int64_t> out;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    while (p < end) {
+        while (p < end && space(*p)) ++p;
+        if (p == end) break;
+        std::int64_t v = 0;
+        auto [next, ec] = std::from_chars(p, end, v);
+        if (ec != std::errc() || (next < end && !space(*next))) return std::nullopt;
+        out.push_back(v);
+        p = next;
+    }
+    return out;
+}
 
 std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no) {
     std::string line;

@@ -1,12 +1,12 @@
 #include "tfm/translator.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <numeric>
 
 #include "tfm/decoder.hpp"
 #include "tfm/error.hpp"
+#include "tfm/text_tensor.hpp"
 
 namespace tfm {
 
@@ -30,21 +30,12 @@ SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelCon
 }
 
 SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c) {
-    std::vector<std::int64_t> ids;
-    const char* p = line.data();
-    const char* end = p + line.size();
-    while (p < end) {
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) ++p;
-        if (p == end) break;
-        std::int64_t v = 0;
-        auto [next, ec] = std::from_chars(p, end, v);
-        if (ec != std::errc() || (next < end && *next != ' ' && *next != '\t' && *next != '\r'))
-            throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
+    auto parsed = parse_integers(line);
+    if (!parsed) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
+    std::vector<std::int64_t> ids = std::move(*parsed);
+    for (std::int64_t v : ids)
         if (v < 0 || std::size_t(v) >= c.vocab_size)
             throw Error("id " + std::to_string(v) + " is outside the vocabulary of " + std::to_string(c.vocab_size));
-        ids.push_back(v);
-        p = next;
-    }
     if (!ids.empty() && ids.back() != c.eos_id) ids.push_back(c.eos_id);
     return fit(std::move(ids), c);
 }

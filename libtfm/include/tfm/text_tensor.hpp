@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "tfm/io.hpp"
 #include "tfm/tensor.hpp"
@@ -15,6 +17,9 @@ namespace tfm {
 // integers comes back as ids, any other as floats. `line_no` counts lines across calls and
 // is used in messages.
 std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no);
+
+// Whitespace-separated integers ("3 1 4"), or nullopt when the text is anything else.
+std::optional<std::vector<std::int64_t>> parse_integers(std::string_view text);
 
 // Writing: the preamble ("# shape: ..." line, or nothing for a non-empty matrix), the values
 // row by row, then one blank line.
