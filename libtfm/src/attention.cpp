@@ -99,6 +99,33 @@ void dot_product_attention(Mat out, float* weights, ConstMat q, ConstMat k, Cons
     dot_product_attention({AttentionItem{q, k, v, out, weights, mask.key_len}}, o);
 }
 
+void dot_product_attention_backward(const std::vector<AttentionGradItem>& items, const AttentionOptions& opt) {
+    const std::size_t heads = opt.heads;
+    parallel_for(items.size() * heads, [&](std::size_t task) {
+        const AttentionGradItem& it = items[task / heads];
+        const std::size_t h = task % heads;
+        const std::size_t tq = it.q.rows, tk = it.k.rows;
+        const std::size_t dk = head_size(it.q.cols, heads), dv = head_size(it.v.cols, heads);
+        const float s = opt.scaled ? 1.0f / std::sqrt(float(dk)) : 1.0f;
+        ConstMat p = mat(it.weights + h * tq * tk, tq, tk);
+        ConstMat d_out = it.dout.cols_range(h * dv, dv);
+        gemm(it.dv.cols_range(h * dv, dv), p, Op::T, d_out, Op::N);  // dV = P^T dO
+        thread_local std::vector<float> ds_buf;
+        ds_buf.resize(std::max<std::size_t>(1, tq * tk));
+        Mat ds = mat(ds_buf.data(), tq, tk);
+        gemm(ds, d_out, Op::N, it.v.cols_range(h * dv, dv), Op::T);  // dP = dO V^T
+        for (std::size_t i = 0; i < tq; ++i) {  // dS = P o (dP - rowsum(P o dP))
+            const float* pr = p.data + i * tk;
+            float* dr = ds.data + i * tk;
+            double dot = 0;
+            for (std::size_t j = 0; j < tk; ++j) dot += double(pr[j]) * dr[j];
+            for (std::size_t j = 0; j < tk; ++j) dr[j] = pr[j] * (dr[j] - float(dot));
+        }
+        gemm(it.dq.cols_range(h * dk, dk), ds, Op::N, it.k.cols_range(h * dk, dk), Op::N, s);
+        gemm(it.dk.cols_range(h * dk, dk), ds, Op::T, it.q.cols_range(h * dk, dk), Op::N, s);
+    });
+}
+
 double attention_flops(std::size_t tq, std::size_t tk, std::size_t d, std::size_t dv) {
     return 2.0 * double(tq) * double(tk) * double(d) + 2.0 * double(tq) * double(tk) * double(dv);
 }

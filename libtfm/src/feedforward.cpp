@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "tfm/error.hpp"
 #include "tfm/fast_math.hpp"
 #include "tfm/parallel.hpp"
 
@@ -33,13 +34,51 @@ FeedForward random_feedforward(std::size_t d, std::size_t f, Rng& rng) {
     return ff;
 }
 
-void feedforward_forward(Mat y, ConstMat x, const FeedForward& ff, Activation a, std::vector<float>& hidden) {
+void feedforward_forward(Mat y, ConstMat x, const FeedForward& ff, Activation a, std::vector<float>& hidden,
+                         std::vector<float>* pre_activation) {
     const std::size_t f = ff.fc1.out();
     hidden.resize(x.rows * f);
     Mat h = mat(hidden.data(), x.rows, f);
     linear_forward(h, x, ff.fc1);
+    if (pre_activation) pre_activation->assign(hidden.begin(), hidden.end());
     activation_forward(h.data, x.rows * f, a);
     linear_forward(y, h, ff.fc2);
+}
+
+void activation_backward(float* dx, const float* dy, const float* x, std::size_t n, Activation a) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        float d = 0.0f;
+        switch (a) {
+            case Activation::Relu:
+                d = v > 0.0f ? 1.0f : 0.0f;
+                break;
+            case Activation::Swish: {
+                const float s = 1.0f / (1.0f + std::exp(-v));
+                d = s * (1.0f + v * (1.0f - s));
+                break;
+            }
+            case Activation::Gelu: {
+                const float phi = 0.3989422804f * std::exp(-0.5f * v * v);
+                d = 0.5f * (1.0f + std::erf(v * 0.70710678118654752f)) + v * phi;
+                break;
+            }
+        }
+        dx[i] = dy[i] * d;
+    }
+}
+
+void feedforward_backward(Mat dx, FeedForward& grad, ConstMat dy, ConstMat x, const std::vector<float>& pre_activation,
+                          const FeedForward& ff, Activation a, std::vector<float>& hidden) {
+    const std::size_t n = x.rows, f = ff.fc1.out();
+    if (pre_activation.size() != n * f) throw Error("feed-forward backward: the kept activations do not fit");
+    // The activated hidden layer again (fc2's input), then d hidden = dy W2, through the activation.
+    hidden.assign(pre_activation.begin(), pre_activation.end());
+    activation_forward(hidden.data(), n * f, a);
+    std::vector<float> dh(n * f);
+    linear_backward(mat(dh.data(), n, f), grad.fc2, dy, mat(hidden.data(), n, f), ff.fc2);
+    activation_backward(dh.data(), dh.data(), pre_activation.data(), n * f, a);
+    linear_backward(dx, grad.fc1, mat(dh.data(), n, f), x, ff.fc1);
 }
 
 }  // namespace tfm

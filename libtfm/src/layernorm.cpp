@@ -1,6 +1,7 @@
 #include "tfm/layernorm.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "tfm/error.hpp"
 #include "tfm/parallel.hpp"
@@ -37,6 +38,40 @@ void layernorm_forward(Mat y, ConstMat x, const LayerNorm& ln) {
     constexpr std::size_t kRowsPerTask = 64;
     const std::size_t tasks = (x.rows + kRowsPerTask - 1) / kRowsPerTask;
     parallel_for(tasks, [&](std::size_t t) { rows(t * kRowsPerTask, std::min(x.rows, (t + 1) * kRowsPerTask)); });
+}
+
+void layernorm_backward(Mat dx, LayerNorm& grad, ConstMat dy, ConstMat x, const LayerNorm& ln) {
+    const std::size_t d = x.cols;
+    if (dy.cols != d || dx.cols != d || dy.rows != x.rows || dx.rows != x.rows || grad.gamma.size() != d)
+        throw Error("layer norm backward: shapes do not fit width " + std::to_string(d));
+    const float* g = ln.gamma.data();
+    std::vector<double> dgamma(d, 0.0), dbeta(d, 0.0);
+    std::vector<float> xhat(d);
+    for (std::size_t i = 0; i < x.rows; ++i) {
+        const float* xr = x.data + i * x.ld;
+        const float* dyr = dy.data + i * dy.ld;
+        double sum = 0, sq = 0;
+        for (std::size_t j = 0; j < d; ++j) sum += xr[j];
+        const double mean = sum / double(d);
+        for (std::size_t j = 0; j < d; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
+        const double inv = 1.0 / std::sqrt(sq / double(d) + double(ln.eps));
+        double s1 = 0, s2 = 0;  // sum(g dy), sum(g dy xhat)
+        for (std::size_t j = 0; j < d; ++j) {
+            xhat[j] = float((xr[j] - mean) * inv);
+            const double gdy = double(g[j]) * dyr[j];
+            s1 += gdy;
+            s2 += gdy * xhat[j];
+            dgamma[j] += double(dyr[j]) * xhat[j];
+            dbeta[j] += dyr[j];
+        }
+        float* dxr = dx.data + i * dx.ld;  // may alias dy: dyr is read before dxr[j] is written
+        for (std::size_t j = 0; j < d; ++j)
+            dxr[j] = float(inv * (double(g[j]) * dyr[j] - s1 / double(d) - xhat[j] * s2 / double(d)));
+    }
+    for (std::size_t j = 0; j < d; ++j) {
+        grad.gamma[j] += float(dgamma[j]);
+        grad.beta[j] += float(dbeta[j]);
+    }
 }
 
 }  // namespace tfm

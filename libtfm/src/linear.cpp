@@ -28,4 +28,26 @@ void linear_forward(Mat y, ConstMat x, const Linear& layer) {
     gemm(y, x, Op::N, mat(layer.weight.data(), layer.out(), layer.in()), Op::T, 1.0f, beta);
 }
 
+void linear_backward(Mat dx, Linear& grad, ConstMat dy, ConstMat x, const Linear& layer, bool accumulate_dx) {
+    const std::size_t in = layer.in(), out = layer.out();
+    if (dy.cols != out || x.cols != in || dy.rows != x.rows || grad.weight.shape() != layer.weight.shape())
+        throw Error("linear backward: shapes do not fit weight [" + std::to_string(out) + "," + std::to_string(in) + "]");
+    gemm(mat(grad.weight.data(), out, in), dy, Op::T, x, Op::N, 1.0f, 1.0f);
+    if (layer.bias.size() != 0) {
+        float* db = grad.bias.data();
+        for (std::size_t i = 0; i < dy.rows; ++i) {
+            const float* r = dy.data + i * dy.ld;
+            for (std::size_t j = 0; j < out; ++j) db[j] += r[j];
+        }
+    }
+    if (dx.data) gemm(dx, dy, Op::N, mat(layer.weight.data(), out, in), Op::N, 1.0f, accumulate_dx ? 1.0f : 0.0f);
+}
+
+Linear zeros_like(const Linear& l) {
+    Linear g;
+    g.weight = xt::zeros<float>(l.weight.shape());
+    g.bias = xt::zeros<float>(l.bias.shape());
+    return g;
+}
+
 }  // namespace tfm

@@ -103,6 +103,57 @@ void multihead_forward(Mat y, float* weights, ConstMat x_q, ConstMat x_k, ConstM
                       o, p, ws);
 }
 
+void multihead_forward_train(Mat y, ConstMat x_q, ConstMat x_k, ConstMat x_v, const std::vector<SequenceSpan>& spans,
+                             const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadSaved& saved) {
+    if (!p.q || !p.k || !p.value_proj() || !p.out || p.additive)
+        throw Error("training needs dot-product attention with all four projections");
+    const std::size_t d = x_q.cols;
+    std::size_t total = 0;
+    for (const SequenceSpan& s : spans) total += opt.heads * s.tq * s.tk;
+    saved.weights.assign(total, 0.0f);
+    saved.spans = spans;
+    std::size_t at = 0;
+    for (SequenceSpan& s : saved.spans) {
+        s.weights = saved.weights.data() + at;
+        at += opt.heads * s.tq * s.tk;
+    }
+    saved.q.resize(x_q.rows * d), saved.k.resize(x_k.rows * d), saved.v.resize(x_v.rows * d);
+    saved.ctx.resize(x_q.rows * d);
+    Mat q = mat(saved.q.data(), x_q.rows, d), k = mat(saved.k.data(), x_k.rows, d), v = mat(saved.v.data(), x_v.rows, d);
+    Mat ctx = mat(saved.ctx.data(), x_q.rows, d);
+    linear_forward(q, x_q, *p.q);
+    linear_forward(k, x_k, *p.k);
+    linear_forward(v, x_v, *p.value_proj());
+    std::vector<AttentionItem> items;
+    for (const SequenceSpan& s : saved.spans)
+        items.push_back({ConstMat(q).rows_range(s.q_first, s.tq), ConstMat(k).rows_range(s.k_first, s.tk),
+                         ConstMat(v).rows_range(s.k_first, s.tk), ctx.rows_range(s.q_first, s.tq), s.weights, s.key_len});
+    dot_product_attention(items, opt);
+    linear_forward(y, ctx, *p.out);
+}
+
+void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, ConstMat dy, ConstMat x_q, ConstMat x_k,
+                        ConstMat x_v, const MultiHeadSaved& saved, const AttentionOptions& opt,
+                        const MultiHeadParams& p) {
+    const std::size_t d = x_q.cols, nq = x_q.rows, nk = x_k.rows;
+    std::vector<float> dctx(nq * d), dq(nq * d), dk(nk * d, 0.0f), dv(nk * d, 0.0f);
+    linear_backward(mat(dctx.data(), nq, d), *grad.out, dy, mat(saved.ctx.data(), nq, d), *p.out);
+    std::vector<AttentionGradItem> items;
+    for (const SequenceSpan& s : saved.spans)
+        items.push_back({mat(saved.q.data(), nq, d).rows_range(s.q_first, s.tq),
+                         mat(saved.k.data(), nk, d).rows_range(s.k_first, s.tk),
+                         mat(saved.v.data(), nk, d).rows_range(s.k_first, s.tk),
+                         mat(dctx.data(), nq, d).rows_range(s.q_first, s.tq), s.weights,
+                         mat(dq.data(), nq, d).rows_range(s.q_first, s.tq),
+                         mat(dk.data(), nk, d).rows_range(s.k_first, s.tk),
+                         mat(dv.data(), nk, d).rows_range(s.k_first, s.tk)});
+    dot_product_attention_backward(items, opt);
+    linear_backward(dx_q, *grad.q, mat(dq.data(), nq, d), x_q, *p.q, true);
+    linear_backward(dx_k, *grad.k, mat(dk.data(), nk, d), x_k, *p.k, true);
+    Linear& gv = p.shared_kv ? *grad.k : *grad.v;
+    linear_backward(dx_v, gv, mat(dv.data(), nk, d), x_v, *p.value_proj(), true);
+}
+
 double multihead_flops(std::size_t tq, std::size_t tk, std::size_t d, const MultiHeadParams& p) {
     double dd = double(d) * double(d);
     double f = attention_flops(tq, tk, d, d);

@@ -46,6 +46,17 @@ void dot_product_attention(const std::vector<AttentionItem>& items, const Attent
 void dot_product_attention(Mat out, float* weights, ConstMat q, ConstMat k, ConstMat v,
                            const PrefixMask& mask, const AttentionOptions& opt);
 
+// Backward of dot_product_attention for one sequence, from the probabilities P [H,Tq,Tk] its
+// forward produced: dq [Tq,D], dk [Tk,D], dv [Tk,Dv] are overwritten from dout [Tq,Dv]:
+//   dV_h = P_h^T dO_h,  dS_h = P_h o (dO_h V_h^T - rowsum(P_h o dO_h V_h^T)),
+//   dQ_h = s dS_h K_h,  dK_h = s dS_h^T Q_h.
+struct AttentionGradItem {
+    ConstMat q, k, v, dout;
+    const float* weights;  // [H,Tq,Tk]
+    Mat dq, dk, dv;
+};
+void dot_product_attention_backward(const std::vector<AttentionGradItem>& items, const AttentionOptions& opt);
+
 // Floating-point operations of dot_product_attention (2 per multiply-add).
 double attention_flops(std::size_t tq, std::size_t tk, std::size_t d, std::size_t dv);
 

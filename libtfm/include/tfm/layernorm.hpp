@@ -18,4 +18,8 @@ LayerNorm identity_layernorm(std::size_t d, float eps);  // gamma 1, beta 0
 // y [N,D] = LN(x [N,D]); y may be x.
 void layernorm_forward(Mat y, ConstMat x, const LayerNorm& ln);
 
+// Backward of layernorm_forward from its input x: grad accumulates dgamma, dbeta;
+// dx [N,D] = d LN / dx applied to dy (dx may alias dy).
+void layernorm_backward(Mat dx, LayerNorm& grad, ConstMat dy, ConstMat x, const LayerNorm& ln);
+
 }  // namespace tfm

@@ -23,4 +23,11 @@ Linear random_linear(std::size_t in, std::size_t out, Rng& rng, bool with_bias =
 // y[T,out] = x[T,in] W^T + b
 void linear_forward(Mat y, ConstMat x, const Linear& layer);
 
+// Backward of linear_forward. grad (shaped like layer) accumulates dW += dy^T x, db += sum dy;
+// dx [T,in] = dy W, added to dx when accumulate_dx, or nothing when dx.data is null.
+void linear_backward(Mat dx, Linear& grad, ConstMat dy, ConstMat x, const Linear& layer, bool accumulate_dx = false);
+
+// A Linear of zeros shaped like l (a gradient accumulator).
+Linear zeros_like(const Linear& l);
+
 }  // namespace tfm

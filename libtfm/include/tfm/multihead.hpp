@@ -62,6 +62,24 @@ void multihead_forward(Mat y, float* weights, ConstMat x_q, ConstMat x_k, ConstM
                        const PrefixMask& mask, const AttentionOptions& opt,
                        const MultiHeadParams& p, MultiHeadWorkspace& ws);
 
+// What training keeps of a multi-head attention forward for its backward pass.
+struct MultiHeadSaved {
+    std::vector<float> q, k, v, ctx;  // projected [Nq,D], [Nk,D], [Nk,D]; context [Nq,D]
+    std::vector<float> weights;       // every span's [H,tq,tk], one after another
+    std::vector<SequenceSpan> spans;  // with weights pointing into `weights`
+};
+
+// multihead_forward with dot-product scores and all four projections, keeping what the
+// backward pass needs.
+void multihead_forward_train(Mat y, ConstMat x_q, ConstMat x_k, ConstMat x_v, const std::vector<SequenceSpan>& spans,
+                             const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadSaved& saved);
+
+// Backward: grad (shaped like p) accumulates the projections' gradients; dx_q, dx_k, dx_v
+// are added to (they may be the same matrix, as in self-attention).
+void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, ConstMat dy, ConstMat x_q, ConstMat x_k,
+                        ConstMat x_v, const MultiHeadSaved& saved, const AttentionOptions& opt,
+                        const MultiHeadParams& p);
+
 // FLOPs of one multihead_forward with dot-product scores.
 double multihead_flops(std::size_t tq, std::size_t tk, std::size_t d, const MultiHeadParams& p);
 

@@ -1,0 +1,158 @@
+// Every backward pass against central finite differences of its forward. The forwards run
+// in float32, so the check uses a smooth scalar loss L = sum(w o y) with fixed random w,
+// steps of 1e-2 and a tolerance of 2% relative (plus a small absolute term): wrong
+// gradients (a missing term, a transpose) miss by far more.
+#include <functional>
+
+#include "helpers.hpp"
+#include "tfm/feedforward.hpp"
+#include "tfm/layernorm.hpp"
+#include "tfm/multihead.hpp"
+
+using namespace tfm;
+
+namespace {
+
+std::vector<float> random_vec(std::size_t n, std::uint64_t seed, float scale = 1.0f) {
+    Rng rng(seed);
+    std::vector<float> v(n);
+    for (float& x : v) x = rng.uniform(-scale, scale);
+    return v;
+}
+
+double dot(const std::vector<float>& a, const std::vector<float>& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += double(a[i]) * b[i];
+    return s;
+}
+
+// Compares analytic[i] with (L(p_i + h) - L(p_i - h)) / 2h at every index (n is small).
+void check_grad(const std::string& what, const std::function<double()>& loss, float* param, const float* analytic,
+                std::size_t n, double h = 1e-2) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const float keep = param[i];
+        param[i] = keep + float(h);
+        const double up = loss();
+        param[i] = keep - float(h);
+        const double down = loss();
+        param[i] = keep;
+        const double numeric = (up - down) / (2 * h);
+        const bool close = std::fabs(numeric - analytic[i]) <= 2e-2 * std::fabs(numeric) + 2e-3;
+        CHECK_MESSAGE(close, what << "[" << i << "]: analytic " << analytic[i] << ", numeric " << numeric);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("backward: linear") {
+    const std::size_t t = 3, in = 4, out = 5;
+    Rng rng(1);
+    Linear l = random_linear(in, out, rng);
+    l.bias = xt::xtensor<float, 1>::from_shape({out});
+    for (float& b : l.bias) b = rng.uniform(-1, 1);
+    auto x = random_vec(t * in, 2), w = random_vec(t * out, 3);
+    auto loss = [&] {
+        std::vector<float> y(t * out);
+        linear_forward(mat(y.data(), t, out), mat(x.data(), t, in), l);
+        return dot(y, w);
+    };
+    Linear g = zeros_like(l);
+    std::vector<float> dx(t * in);
+    linear_backward(mat(dx.data(), t, in), g, mat(w.data(), t, out), mat(x.data(), t, in), l);
+    check_grad("dx", loss, x.data(), dx.data(), dx.size());
+    check_grad("dW", loss, l.weight.data(), g.weight.data(), g.weight.size());
+    check_grad("db", loss, l.bias.data(), g.bias.data(), g.bias.size());
+}
+
+TEST_CASE("backward: layer norm") {
+    const std::size_t n = 3, d = 6;
+    LayerNorm ln{xt::xtensor<float, 1>::from_shape({d}), xt::xtensor<float, 1>::from_shape({d}), 1e-5f};
+    auto gv = random_vec(d, 4), bv = random_vec(d, 5);
+    std::copy(gv.begin(), gv.end(), ln.gamma.begin());
+    std::copy(bv.begin(), bv.end(), ln.beta.begin());
+    auto x = random_vec(n * d, 6, 2.0f), w = random_vec(n * d, 7);
+    auto loss = [&] {
+        std::vector<float> y(n * d);
+        layernorm_forward(mat(y.data(), n, d), mat(x.data(), n, d), ln);
+        return dot(y, w);
+    };
+    LayerNorm g = identity_layernorm(d, 1e-5f);
+    g.gamma.fill(0.0f);
+    std::vector<float> dx(n * d);
+    layernorm_backward(mat(dx.data(), n, d), g, mat(w.data(), n, d), mat(x.data(), n, d), ln);
+    check_grad("dx", loss, x.data(), dx.data(), dx.size());
+    check_grad("dgamma", loss, ln.gamma.data(), g.gamma.data(), d);
+    check_grad("dbeta", loss, ln.beta.data(), g.beta.data(), d);
+}
+
+TEST_CASE("backward: feed-forward with each activation") {
+    for (Activation a : {Activation::Relu, Activation::Gelu, Activation::Swish}) {
+        CAPTURE(activation_name(a));
+        const std::size_t n = 3, d = 4, f = 6;
+        Rng rng(8);
+        FeedForward ff = random_feedforward(d, f, rng);
+        for (float& b : ff.fc1.bias) b = rng.uniform(-0.5f, 0.5f);
+        auto x = random_vec(n * d, 9), w = random_vec(n * d, 10);
+        std::vector<float> hidden;
+        auto loss = [&] {
+            std::vector<float> y(n * d);
+            feedforward_forward(mat(y.data(), n, d), mat(x.data(), n, d), ff, a, hidden);
+            return dot(y, w);
+        };
+        std::vector<float> pre, dx(n * d);
+        std::vector<float> y(n * d);
+        feedforward_forward(mat(y.data(), n, d), mat(x.data(), n, d), ff, a, hidden, &pre);
+        FeedForward g{zeros_like(ff.fc1), zeros_like(ff.fc2)};
+        feedforward_backward(mat(dx.data(), n, d), g, mat(w.data(), n, d), mat(x.data(), n, d), pre, ff, a, hidden);
+        check_grad("dx", loss, x.data(), dx.data(), dx.size(), 1e-3);
+        check_grad("dW1", loss, ff.fc1.weight.data(), g.fc1.weight.data(), g.fc1.weight.size(), 1e-3);
+        check_grad("db1", loss, ff.fc1.bias.data(), g.fc1.bias.data(), f, 1e-3);
+        check_grad("dW2", loss, ff.fc2.weight.data(), g.fc2.weight.data(), g.fc2.weight.size(), 1e-3);
+    }
+}
+
+TEST_CASE("backward: multi-head attention with padding and causal masks, self and cross") {
+    const std::size_t d = 8, heads = 2;
+    for (bool causal : {false, true}) {
+        CAPTURE(causal);
+        MultiHeadConfig cfg;
+        cfg.d = d;
+        cfg.attention.heads = heads;
+        MultiHeadParams p = random_multihead(cfg, 11);
+        Rng rng(12);
+        for (auto* l : {&*p.q, &*p.k, &*p.v, &*p.out})
+            for (float& b : l->bias) b = rng.uniform(-0.3f, 0.3f);
+        AttentionOptions opt = cfg.attention;
+        opt.causal = causal;
+        // Two sequences of queries (3 and 2 rows) over memories of 4 (2 valid) and 3 keys.
+        const std::size_t nq = 5, nk = 7;
+        std::vector<SequenceSpan> spans = {{0, 3, 0, 4, 2, nullptr}, {3, 2, 4, 3, 3, nullptr}};
+        if (causal) spans = {{0, 3, 0, 3, 3, nullptr}, {3, 2, 3, 2, 2, nullptr}};
+        const std::size_t nkv = causal ? nq : nk;
+        auto xq = random_vec(nq * d, 13), xm = random_vec(nkv * d, 14), w = random_vec(nq * d, 15);
+        auto run = [&](MultiHeadSaved& saved) {
+            std::vector<float> y(nq * d);
+            ConstMat q = mat(xq.data(), nq, d), m = causal ? q : mat(xm.data(), nkv, d);
+            multihead_forward_train(mat(y.data(), nq, d), q, m, m, spans, opt, p, saved);
+            return dot(y, w);
+        };
+        MultiHeadSaved saved;
+        auto loss = [&] {
+            MultiHeadSaved s;
+            return run(s);
+        };
+        run(saved);
+        MultiHeadParams g;
+        g.q = zeros_like(*p.q), g.k = zeros_like(*p.k), g.v = zeros_like(*p.v), g.out = zeros_like(*p.out);
+        std::vector<float> dxq(nq * d, 0.0f), dxm(nkv * d, 0.0f);
+        ConstMat q = mat(xq.data(), nq, d), m = causal ? q : mat(xm.data(), nkv, d);
+        Mat dq = mat(dxq.data(), nq, d), dm = causal ? dq : mat(dxm.data(), nkv, d);
+        multihead_backward(dq, dm, dm, g, mat(w.data(), nq, d), q, m, m, saved, opt, p);
+        check_grad("dx_q", loss, xq.data(), dxq.data(), dxq.size());
+        if (!causal) check_grad("dmemory", loss, xm.data(), dxm.data(), dxm.size());
+        check_grad("dWq", loss, p.q->weight.data(), g.q->weight.data(), d * d);
+        check_grad("dWk", loss, p.k->weight.data(), g.k->weight.data(), d * d);
+        check_grad("dbv", loss, p.v->bias.data(), g.v->bias.data(), d);
+        check_grad("dWo", loss, p.out->weight.data(), g.out->weight.data(), d * d);
+    }
+}
