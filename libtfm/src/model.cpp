@@ -144,6 +144,17 @@ Model load_model_weights(const ModelConfig& c, const SafeTensors& file) {
     return m;
 }
 
+void visit_parameters(Model& m, const std::function<void(const std::string& name, float* data, std::size_t n)>& f) {
+    walk(m, [&](const std::string& name, auto& t, const Shape&) { f(name, t.data(), t.size()); });
+    f("final_logits_bias", m.final_logits_bias.data(), m.final_logits_bias.size());
+}
+
+Model zeros_like(const Model& m) {
+    Model z = skeleton(m.config);
+    visit_parameters(z, [](const std::string&, float* p, std::size_t n) { std::fill(p, p + n, 0.0f); });
+    return z;
+}
+
 void save_model_weights(const std::string& path, const Model& m) {
     std::vector<NamedTensor> tensors;
     walk(m, [&](const std::string& name, const auto& t, const Shape& shape) {

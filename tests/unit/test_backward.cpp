@@ -8,6 +8,7 @@
 #include "tfm/feedforward.hpp"
 #include "tfm/layernorm.hpp"
 #include "tfm/multihead.hpp"
+#include "tfm/training.hpp"
 
 using namespace tfm;
 
@@ -155,4 +156,85 @@ TEST_CASE("backward: multi-head attention with padding and causal masks, self an
         check_grad("dbv", loss, p.v->bias.data(), g.v->bias.data(), d);
         check_grad("dWo", loss, p.out->weight.data(), g.out->weight.data(), d * d);
     }
+}
+
+TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learned positions)") {
+    struct Variant {
+        NormPlacement norm;
+        bool tied;
+        PositionKind pos;
+        Activation act;
+    };
+    for (const Variant& vr : {Variant{NormPlacement::Post, true, PositionKind::SinusoidalInterleaved, Activation::Relu},
+                              Variant{NormPlacement::Pre, false, PositionKind::Learned, Activation::Swish}}) {
+        ModelConfig c = preset_config("tiny", 23);
+        c.d_model = 8;
+        c.encoder_heads = c.decoder_heads = 2;
+        c.encoder_ffn = c.decoder_ffn = 12;
+        c.encoder_layers = c.decoder_layers = 2;
+        c.max_positions = 16;
+        c.norm = vr.norm;
+        c.tie_word_embeddings = vr.tied;
+        c.positions = vr.pos;
+        c.activation = vr.act;
+        Model m = random_model(c, 5);
+        // Biases and LayerNorms away from their initial 0/1 so that every term shows.
+        Rng rng(6);
+        visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
+            if (name.find("bias") != std::string::npos || name.find("layer_norm") != std::string::npos)
+                for (std::size_t i = 0; i < n; ++i) p[i] += rng.uniform(-0.2f, 0.2f);
+        });
+        TrainBatch batch = make_train_batch({{5, 6, 7, 1}, {8, 9, 1}}, {{10, 11, 12}, {13}}, c);
+        CHECK(batch.target_tokens == 6);
+        TrainOptions opt;
+        opt.dropout = 0.0f;
+        Model g = zeros_like(m);
+        LossStats st = forward_backward(m, batch, g, opt);
+        CHECK(st.tokens == 6);
+        CHECK(st.smoothed > st.nll * 0.5);
+        auto loss = [&] { return evaluate_loss(m, batch, opt.label_smoothing).smoothed; };
+        CHECK(loss() == doctest::Approx(st.smoothed).epsilon(1e-6));
+        // Check a few entries of every parameter tensor.
+        std::vector<std::pair<float*, const float*>> pairs;
+        std::vector<std::string> names;
+        std::vector<std::size_t> sizes;
+        visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
+            pairs.push_back({p, nullptr});
+            names.push_back(name);
+            sizes.push_back(n);
+        });
+        std::size_t k = 0;
+        visit_parameters(g, [&](const std::string&, float* p, std::size_t) { pairs[k++].second = p; });
+        for (std::size_t t = 0; t < pairs.size(); ++t) {
+            CAPTURE(names[t]);
+            for (std::size_t i : {std::size_t(0), sizes[t] / 2 + 1, sizes[t] - 1}) {
+                if (names[t] == "model.shared.weight") i = 5 * c.d_model + i % c.d_model;  // a row in use
+                check_grad(names[t], loss, pairs[t].first + i, pairs[t].second + i, 1, 2e-3);
+            }
+        }
+    }
+}
+
+TEST_CASE("backward: label-smoothed cross-entropy matches its definition and its gradient") {
+    const std::size_t n = 3, v = 5;
+    auto logits = random_vec(n * v, 20, 2.0f);
+    std::vector<std::int64_t> labels = {2, 0, 4};  // 0 is pad: ignored
+    std::vector<float> g(n * v);
+    LossStats st = smoothed_cross_entropy(mat(logits.data(), n, v), labels, 0, 0.1f, g.data());
+    CHECK(st.tokens == 2);
+    double nll = 0, sm = 0;
+    for (std::size_t r : {std::size_t(0), std::size_t(2)}) {
+        double lse = 0;
+        for (std::size_t j = 0; j < v; ++j) lse += std::exp(double(logits[r * v + j]));
+        lse = std::log(lse);
+        nll += lse - logits[r * v + std::size_t(labels[r])];
+        double s = 0;
+        for (std::size_t j = 0; j < v; ++j) s += (lse - logits[r * v + j]) * (0.1 / v + (j == std::size_t(labels[r]) ? 0.9 : 0.0));
+        sm += s;
+    }
+    CHECK(st.nll == doctest::Approx(nll).epsilon(1e-6));
+    CHECK(st.smoothed == doctest::Approx(sm).epsilon(1e-6));
+    for (std::size_t j = 0; j < v; ++j) CHECK(g[v + j] == 0.0f);  // the pad row
+    auto loss = [&] { return smoothed_cross_entropy(mat(logits.data(), n, v), labels, 0, 0.1f, nullptr).smoothed; };
+    check_grad("dlogits", loss, logits.data(), g.data(), n * v, 1e-3);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,13 @@ Model random_model(const ModelConfig& config, std::uint64_t seed);
 // Every tensor the config implies must be present with its shape; the error names the first
 // missing or misshapen one.
 Model load_model_weights(const ModelConfig& config, const SafeTensors& file);
+
+// Every parameter tensor with its HF name (tied weights once; the sinusoidal tables, which
+// are not parameters, left out), in a fixed order.
+void visit_parameters(Model& m, const std::function<void(const std::string& name, float* data, std::size_t n)>& f);
+
+// A model of zeros with m's structure: the gradient accumulator that mirrors Params.
+Model zeros_like(const Model& m);
 
 // All tensors under their HF names (tied weights once), written atomically.
 void save_model_weights(const std::string& path, const Model& model);

@@ -1,0 +1,50 @@
+// The training pass of the whole model: forward with dropout, keeping what the backward pass
+// needs, the label-smoothed cross-entropy, and the backward pass into a Model-shaped gradient
+// (Grads mirrors Params name for name). It runs the same layer code as inference.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tfm/encoder.hpp"
+#include "tfm/model.hpp"
+
+namespace tfm {
+
+// Sources [B,S] (pieces + eos), decoder inputs [B,T] (start id + target pieces) and the
+// labels [B*T] the decoder must predict (target pieces + eos; pad where the row has ended).
+struct TrainBatch {
+    TokenBatch src, tgt;
+    std::vector<std::int64_t> labels;
+    std::size_t target_tokens = 0;  // labels that are not pad
+};
+
+// sources: ids ending in eos; targets: piece ids without eos.
+TrainBatch make_train_batch(const std::vector<std::vector<std::int64_t>>& sources,
+                            const std::vector<std::vector<std::int64_t>>& targets, const ModelConfig& c);
+
+struct TrainOptions {
+    float label_smoothing = 0.1f;  // epsilon: q = (1 - eps) one-hot + eps / V
+    float dropout = 0.1f;          // on every sublayer output and on embeddings + positions
+    std::uint64_t seed = 0;        // of the dropout masks
+};
+
+struct LossStats {
+    double smoothed = 0;     // sum over target tokens of the label-smoothed cross-entropy
+    double nll = 0;          // sum of -log p(label)
+    std::size_t tokens = 0;  // target tokens counted
+};
+
+// Forward (with dropout) and backward: gradients of the summed smoothed loss are added to
+// grads (a zeros_like(m) accumulator).
+LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads, const TrainOptions& opt);
+
+// Forward only, without dropout.
+LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing);
+
+// Label-smoothed cross-entropy of logits [N,V] against labels [N] (pad ignored); with dlogits
+// non-null, its gradient (softmax - q) is written there (zero rows for pad).
+LossStats smoothed_cross_entropy(ConstMat logits, const std::vector<std::int64_t>& labels, std::int64_t pad_id,
+                                 float epsilon, float* dlogits);
+
+}  // namespace tfm

@@ -1,0 +1,304 @@
+#include "tfm/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tfm/decoder.hpp"
+#include "tfm/embedding.hpp"
+#include "tfm/error.hpp"
+#include "tfm/fast_math.hpp"
+#include "tfm/random.hpp"
+
+namespace tfm {
+
+TrainBatch make_train_batch(const std::vector<std::vector<std::int64_t>>& sources,
+                            const std::vector<std::vector<std::int64_t>>& targets, const ModelConfig& c) {
+    if (sources.size() != targets.size())
+        throw Error("training batch: " + std::to_string(sources.size()) + " sources for " +
+                    std::to_string(targets.size()) + " targets");
+    TrainBatch b;
+    b.src = make_token_batch(sources, c.pad_id);
+    std::vector<std::vector<std::int64_t>> inputs;
+    for (const auto& t : targets) {
+        inputs.push_back({c.decoder_start_id});
+        inputs.back().insert(inputs.back().end(), t.begin(), t.end());
+    }
+    b.tgt = make_token_batch(inputs, c.pad_id);
+    b.labels.assign(b.tgt.batch * b.tgt.len, c.pad_id);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        for (std::size_t j = 0; j < targets[i].size(); ++j) b.labels[i * b.tgt.len + j] = targets[i][j];
+        b.labels[i * b.tgt.len + targets[i].size()] = c.eos_id;
+        b.target_tokens += targets[i].size() + 1;
+    }
+    return b;
+}
+
+LossStats smoothed_cross_entropy(ConstMat logits, const std::vector<std::int64_t>& labels, std::int64_t pad_id,
+                                 float epsilon, float* dlogits) {
+    const std::size_t n = logits.rows, v = logits.cols;
+    if (labels.size() != n) throw Error("cross-entropy: " + std::to_string(labels.size()) + " labels for " +
+                                        std::to_string(n) + " rows");
+    LossStats st;
+    std::vector<float> p(v);
+    for (std::size_t i = 0; i < n; ++i) {
+        float* g = dlogits ? dlogits + i * v : nullptr;
+        if (labels[i] == pad_id) {
+            if (g) std::fill(g, g + v, 0.0f);
+            continue;
+        }
+        if (labels[i] < 0 || std::size_t(labels[i]) >= v)
+            throw Error("label " + std::to_string(labels[i]) + " is outside the vocabulary of " + std::to_string(v));
+        const float* row = logits.data + i * logits.ld;
+        const float mx = max_of(row, v);
+        const double lse = double(mx) + std::log(double(exp_shifted(p.data(), row, v, mx)));
+        double sum_logp = 0;
+        for (std::size_t j = 0; j < v; ++j) sum_logp += double(row[j]) - lse;
+        const double logp_y = double(row[labels[i]]) - lse;
+        st.nll += -logp_y;
+        st.smoothed += -((1.0 - epsilon) * logp_y + epsilon / double(v) * sum_logp);
+        ++st.tokens;
+        if (g) {
+            const float inv = float(1.0 / std::exp(lse - double(mx)));
+            for (std::size_t j = 0; j < v; ++j) g[j] = p[j] * inv - epsilon / float(v);
+            g[labels[i]] -= 1.0f - epsilon;
+        }
+    }
+    return st;
+}
+
+namespace {
+
+// What one residual sublayer keeps: its input, the inner function's input, the LayerNorm's
+// input (post-norm) and the dropout mask.
+struct SublayerTrace {
+    std::vector<float> x_in, inner_in, ln_in, mask;
+};
+
+struct EncoderTrace {
+    SublayerTrace att, ffn;
+    MultiHeadSaved mha;
+    std::vector<float> pre_act;
+};
+
+struct DecoderTrace {
+    SublayerTrace self, cross, ffn;
+    MultiHeadSaved self_mha, cross_mha;
+    std::vector<float> pre_act;
+};
+
+class Pass {
+public:
+    Pass(const Model& m, Model* grads, const TrainOptions& opt) : m_(m), c_(m.config), g_(grads), opt_(opt), rng_(opt.seed) {}
+
+    LossStats run(const TrainBatch& b) {
+        const std::size_t d = c_.d_model, ns = b.src.batch * b.src.len, nt = b.tgt.batch * b.tgt.len;
+        // ---- forward
+        std::vector<float> x(ns * d), y(nt * d);
+        embed_forward(mat(x.data(), ns, d), b.src, m_.encoder_positions, enc_emb_mask_);
+        enc_.resize(m_.encoder.size());
+        AttentionOptions eo;
+        eo.heads = c_.encoder_heads;
+        std::vector<SequenceSpan> enc_spans;
+        for (std::size_t i = 0; i < b.src.batch; ++i)
+            enc_spans.push_back({i * b.src.len, b.src.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
+        Mat xm = mat(x.data(), ns, d);
+        for (std::size_t l = 0; l < m_.encoder.size(); ++l) {
+            const EncoderLayer& L = m_.encoder[l];
+            EncoderTrace& t = enc_[l];
+            sublayer_forward(xm, L.self_attn_ln, t.att, [&](Mat out, ConstMat in) {
+                multihead_forward_train(out, in, in, in, enc_spans, eo, L.self_attn, t.mha);
+            });
+            sublayer_forward(xm, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
+                feedforward_forward(out, in, L.ffn, c_.activation, hidden_, &t.pre_act);
+            });
+        }
+        if (m_.encoder_final_ln) final_forward(xm, *m_.encoder_final_ln, enc_final_in_);
+        ConstMat memory = xm;
+
+        embed_forward(mat(y.data(), nt, d), b.tgt, m_.decoder_positions, dec_emb_mask_);
+        dec_.resize(m_.decoder.size());
+        AttentionOptions so, co;
+        so.heads = co.heads = c_.decoder_heads;
+        so.causal = true;
+        std::vector<SequenceSpan> self_spans, cross_spans;
+        for (std::size_t i = 0; i < b.tgt.batch; ++i) {
+            self_spans.push_back({i * b.tgt.len, b.tgt.len, i * b.tgt.len, b.tgt.len, b.tgt.len, nullptr});
+            cross_spans.push_back({i * b.tgt.len, b.tgt.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
+        }
+        Mat ym = mat(y.data(), nt, d);
+        for (std::size_t l = 0; l < m_.decoder.size(); ++l) {
+            const DecoderLayer& L = m_.decoder[l];
+            DecoderTrace& t = dec_[l];
+            sublayer_forward(ym, L.self_attn_ln, t.self, [&](Mat out, ConstMat in) {
+                multihead_forward_train(out, in, in, in, self_spans, so, L.self_attn, t.self_mha);
+            });
+            sublayer_forward(ym, L.cross_attn_ln, t.cross, [&](Mat out, ConstMat in) {
+                multihead_forward_train(out, in, memory, memory, cross_spans, co, L.cross_attn, t.cross_mha);
+            });
+            sublayer_forward(ym, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
+                feedforward_forward(out, in, L.ffn, c_.activation, hidden_, &t.pre_act);
+            });
+        }
+        if (m_.decoder_final_ln) final_forward(ym, *m_.decoder_final_ln, dec_final_in_);
+        const std::size_t v = c_.vocab_size;
+        std::vector<float> logits(nt * v);
+        output_logits(mat(logits.data(), nt, v), ym, m_);
+        std::vector<float> dlogits(g_ ? nt * v : 0);
+        LossStats st = smoothed_cross_entropy(mat(logits.data(), nt, v), b.labels, c_.pad_id, opt_.label_smoothing,
+                                              g_ ? dlogits.data() : nullptr);
+        if (!g_) return st;
+
+        // ---- backward
+        Model& g = *g_;
+        std::vector<float> dy(nt * d);
+        const auto& w_out = m_.output_weight();
+        auto& gw_out = c_.tie_word_embeddings ? g.shared : g.lm_head;
+        gemm(mat(dy.data(), nt, d), mat(dlogits.data(), nt, v), Op::N, mat(w_out.data(), v, d), Op::N);
+        gemm(mat(gw_out.data(), v, d), mat(dlogits.data(), nt, v), Op::T, ym, Op::N, 1.0f, 1.0f);
+        for (std::size_t i = 0; i < nt; ++i)
+            for (std::size_t j = 0; j < v; ++j) g.final_logits_bias[j] += dlogits[i * v + j];
+        Mat dym = mat(dy.data(), nt, d);
+        if (m_.decoder_final_ln) final_backward(dym, *m_.decoder_final_ln, *g.decoder_final_ln, dec_final_in_);
+        std::vector<float> dmem(ns * d, 0.0f);
+        Mat dmm = mat(dmem.data(), ns, d);
+        for (std::size_t l = m_.decoder.size(); l-- > 0;) {
+            const DecoderLayer& L = m_.decoder[l];
+            DecoderLayer& G = g.decoder[l];
+            DecoderTrace& t = dec_[l];
+            sublayer_backward(dym, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
+                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, c_.activation, hidden_);
+            });
+            sublayer_backward(dym, L.cross_attn_ln, G.cross_attn_ln, t.cross, [&](Mat din, ConstMat dout, ConstMat in) {
+                multihead_backward(din, dmm, dmm, G.cross_attn, dout, in, memory, memory, t.cross_mha, co, L.cross_attn);
+            });
+            sublayer_backward(dym, L.self_attn_ln, G.self_attn_ln, t.self, [&](Mat din, ConstMat dout, ConstMat in) {
+                multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.self_mha, so, L.self_attn);
+            });
+        }
+        embed_backward(dym, b.tgt, dec_emb_mask_, g.decoder_positions);
+        if (m_.encoder_final_ln) final_backward(dmm, *m_.encoder_final_ln, *g.encoder_final_ln, enc_final_in_);
+        for (std::size_t l = m_.encoder.size(); l-- > 0;) {
+            const EncoderLayer& L = m_.encoder[l];
+            EncoderLayer& G = g.encoder[l];
+            EncoderTrace& t = enc_[l];
+            sublayer_backward(dmm, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
+                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, c_.activation, hidden_);
+            });
+            sublayer_backward(dmm, L.self_attn_ln, G.self_attn_ln, t.att, [&](Mat din, ConstMat dout, ConstMat in) {
+                multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, eo, L.self_attn);
+            });
+        }
+        embed_backward(dmm, b.src, enc_emb_mask_, g.encoder_positions);
+        return st;
+    }
+
+private:
+    const Model& m_;
+    const ModelConfig& c_;
+    Model* g_;
+    TrainOptions opt_;
+    Rng rng_;
+    std::vector<EncoderTrace> enc_;
+    std::vector<DecoderTrace> dec_;
+    std::vector<float> enc_emb_mask_, dec_emb_mask_, enc_final_in_, dec_final_in_, hidden_;
+
+    bool dropping() const { return g_ && opt_.dropout > 0.0f; }
+
+    void dropout(float* x, std::size_t n, std::vector<float>& mask) {
+        if (!dropping()) {
+            mask.clear();
+            return;
+        }
+        const float keep = 1.0f / (1.0f - opt_.dropout);
+        mask.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            mask[i] = rng_.uniform() < opt_.dropout ? 0.0f : keep;
+            x[i] *= mask[i];
+        }
+    }
+
+    static void apply_mask(float* x, std::size_t n, const std::vector<float>& mask) {
+        if (mask.empty()) return;
+        for (std::size_t i = 0; i < n; ++i) x[i] *= mask[i];
+    }
+
+    void embed_forward(Mat x, const TokenBatch& b, const xt::xtensor<float, 2>& positions, std::vector<float>& mask) {
+        std::vector<std::size_t> pos(b.batch * b.len);
+        for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i % std::max<std::size_t>(b.len, 1);
+        embed(x, b.ids.data(), pos.data(), m_.shared, positions, c_.embed_scale());
+        dropout(x.data, x.rows * x.cols, mask);
+    }
+
+    void embed_backward(Mat dx, const TokenBatch& b, const std::vector<float>& mask, xt::xtensor<float, 2>& dpos) {
+        const std::size_t d = c_.d_model;
+        apply_mask(dx.data, dx.rows * d, mask);
+        const float scale = c_.embed_scale();
+        const bool learned = c_.positions == PositionKind::Learned;
+        for (std::size_t i = 0; i < dx.rows; ++i) {
+            const float* r = dx.data + i * d;
+            float* e = g_->shared.data() + std::size_t(b.ids[i]) * d;
+            for (std::size_t j = 0; j < d; ++j) e[j] += scale * r[j];
+            if (learned) {
+                float* p = dpos.data() + (i % b.len) * d;
+                for (std::size_t j = 0; j < d; ++j) p[j] += r[j];
+            }
+        }
+    }
+
+    void final_forward(Mat x, const LayerNorm& ln, std::vector<float>& keep) {
+        keep.assign(x.data, x.data + x.rows * x.cols);
+        layernorm_forward(x, x, ln);
+    }
+
+    void final_backward(Mat dx, const LayerNorm& ln, LayerNorm& g, const std::vector<float>& in) {
+        layernorm_backward(dx, g, dx, mat(in.data(), dx.rows, dx.cols), ln);
+    }
+
+    template <class F>
+    void sublayer_forward(Mat x, const LayerNorm& ln, SublayerTrace& t, F&& f) {
+        const std::size_t n = x.rows, d = x.cols;
+        t.x_in.assign(x.data, x.data + n * d);
+        if (c_.norm == NormPlacement::Pre) {
+            t.inner_in.resize(n * d);
+            layernorm_forward(mat(t.inner_in.data(), n, d), x, ln);
+        } else {
+            t.inner_in = t.x_in;
+        }
+        std::vector<float> out(n * d);
+        f(mat(out.data(), n, d), mat(t.inner_in.data(), n, d));
+        dropout(out.data(), n * d, t.mask);
+        for (std::size_t i = 0; i < n * d; ++i) x.data[i] += out[i];
+        if (c_.norm == NormPlacement::Post) {
+            t.ln_in.assign(x.data, x.data + n * d);
+            layernorm_forward(x, x, ln);
+        }
+    }
+
+    // dx holds d(sublayer output) and becomes d(sublayer input).
+    template <class B>
+    void sublayer_backward(Mat dx, const LayerNorm& ln, LayerNorm& gln, const SublayerTrace& t, B&& fb) {
+        const std::size_t n = dx.rows, d = dx.cols;
+        if (c_.norm == NormPlacement::Post) layernorm_backward(dx, gln, dx, mat(t.ln_in.data(), n, d), ln);
+        std::vector<float> dout(dx.data, dx.data + n * d), din(n * d, 0.0f);
+        apply_mask(dout.data(), n * d, t.mask);
+        fb(mat(din.data(), n, d), mat(dout.data(), n, d), mat(t.inner_in.data(), n, d));
+        if (c_.norm == NormPlacement::Pre)
+            layernorm_backward(mat(din.data(), n, d), gln, mat(din.data(), n, d), mat(t.x_in.data(), n, d), ln);
+        for (std::size_t i = 0; i < n * d; ++i) dx.data[i] += din[i];
+    }
+};
+
+}  // namespace
+
+LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads, const TrainOptions& opt) {
+    return Pass(m, &grads, opt).run(batch);
+}
+
+LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing) {
+    TrainOptions opt;
+    opt.label_smoothing = label_smoothing;
+    opt.dropout = 0.0f;
+    return Pass(m, nullptr, opt).run(batch);
+}
+
+}  // namespace tfm
