@@ -1,0 +1,56 @@
+#include "tfm/optimizer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tfm/error.hpp"
+
+namespace tfm {
+
+double noam_learning_rate(std::size_t step, std::size_t d_model, std::size_t warmup, double factor) {
+    const double s = double(std::max<std::size_t>(step, 1));
+    const double w = double(std::max<std::size_t>(warmup, 1));
+    return factor * std::pow(double(d_model), -0.5) * std::min(std::pow(s, -0.5), s * std::pow(w, -1.5));
+}
+
+Adam::Adam(const Model& m, const AdamOptions& opt) : opt_(opt), d_model_(m.config.d_model) {
+    visit_parameters(const_cast<Model&>(m), [&](const std::string&, float*, std::size_t n) {
+        m_.emplace_back(n, 0.0f);
+        v_.emplace_back(n, 0.0f);
+    });
+}
+
+double Adam::learning_rate() const { return noam_learning_rate(step_ + 1, d_model_, opt_.warmup, opt_.lr_factor); }
+
+double Adam::update(Model& model, Model& grads, double grad_scale) {
+    std::vector<std::pair<float*, std::size_t>> params, gs;
+    visit_parameters(model, [&](const std::string&, float* p, std::size_t n) { params.push_back({p, n}); });
+    visit_parameters(grads, [&](const std::string&, float* p, std::size_t n) { gs.push_back({p, n}); });
+    if (params.size() != m_.size() || gs.size() != m_.size()) throw Error("Adam: the model's structure changed");
+    double sq = 0;
+    for (auto& [g, n] : gs)
+        for (std::size_t i = 0; i < n; ++i) sq += double(g[i]) * g[i];
+    const double norm = std::sqrt(sq) * grad_scale;
+    double scale = grad_scale;
+    if (opt_.clip_norm > 0 && norm > opt_.clip_norm) scale *= opt_.clip_norm / norm;
+    const double lr = learning_rate();
+    ++step_;
+    const double b1 = opt_.beta1, b2 = opt_.beta2;
+    const double c1 = 1.0 - std::pow(b1, double(step_)), c2 = 1.0 - std::pow(b2, double(step_));
+    const float a = float(lr / c1), inv_c2 = float(1.0 / c2), eps = float(opt_.eps);
+    for (std::size_t t = 0; t < params.size(); ++t) {
+        float* p = params[t].first;
+        const float* g = gs[t].first;
+        float* m = m_[t].data();
+        float* v = v_[t].data();
+        for (std::size_t i = 0; i < params[t].second; ++i) {
+            const float gi = float(g[i] * scale);
+            m[i] = float(b1) * m[i] + float(1.0 - b1) * gi;
+            v[i] = float(b2) * v[i] + float(1.0 - b2) * gi * gi;
+            p[i] -= a * m[i] / (std::sqrt(v[i] * inv_c2) + eps);
+        }
+    }
+    return norm;
+}
+
+}  // namespace tfm
