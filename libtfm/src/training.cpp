@@ -86,39 +86,54 @@ struct DecoderTrace {
     std::vector<float> pre_act;
 };
 
-class Pass {
-public:
-    Pass(const Model& m, Model* grads, const TrainOptions& opt) : m_(m), c_(m.config), g_(grads), opt_(opt), rng_(opt.seed) {}
+}  // namespace
 
+// Everything one training pass keeps, reused from batch to batch so that steady-state
+// training allocates nothing.
+class TrainingWorkspace::Pass {
+public:
+    LossStats run(const Model& m, Model* grads, const TrainOptions& opt, const TrainBatch& b) {
+        m_ = &m;
+        g_ = grads;
+        opt_ = opt;
+        rng_ = Rng(opt.seed);
+        return run(b);
+    }
+
+private:
     LossStats run(const TrainBatch& b) {
-        const std::size_t d = c_.d_model, ns = b.src.batch * b.src.len, nt = b.tgt.batch * b.tgt.len;
+        const Model& model = *m_;
+        const ModelConfig& cfg = model.config;
+        const std::size_t d = cfg.d_model, ns = b.src.batch * b.src.len, nt = b.tgt.batch * b.tgt.len;
         // ---- forward
-        std::vector<float> x(ns * d), y(nt * d);
-        embed_forward(mat(x.data(), ns, d), b.src, m_.encoder_positions, enc_emb_mask_);
-        enc_.resize(m_.encoder.size());
+        x_.resize(ns * d), y_.resize(nt * d);
+        std::vector<float>& x = x_;
+        std::vector<float>& y = y_;
+        embed_forward(mat(x.data(), ns, d), b.src, model.encoder_positions, enc_emb_mask_);
+        enc_.resize(model.encoder.size());
         AttentionOptions eo;
-        eo.heads = c_.encoder_heads;
+        eo.heads = cfg.encoder_heads;
         std::vector<SequenceSpan> enc_spans;
         for (std::size_t i = 0; i < b.src.batch; ++i)
             enc_spans.push_back({i * b.src.len, b.src.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
         Mat xm = mat(x.data(), ns, d);
-        for (std::size_t l = 0; l < m_.encoder.size(); ++l) {
-            const EncoderLayer& L = m_.encoder[l];
+        for (std::size_t l = 0; l < model.encoder.size(); ++l) {
+            const EncoderLayer& L = model.encoder[l];
             EncoderTrace& t = enc_[l];
             sublayer_forward(xm, L.self_attn_ln, t.att, [&](Mat out, ConstMat in) {
                 multihead_forward_train(out, in, in, in, enc_spans, eo, L.self_attn, t.mha);
             });
             sublayer_forward(xm, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
-                feedforward_forward(out, in, L.ffn, c_.activation, hidden_, &t.pre_act);
+                feedforward_forward(out, in, L.ffn, cfg.activation, hidden_, &t.pre_act);
             });
         }
-        if (m_.encoder_final_ln) final_forward(xm, *m_.encoder_final_ln, enc_final_in_);
+        if (model.encoder_final_ln) final_forward(xm, *model.encoder_final_ln, enc_final_in_);
         ConstMat memory = xm;
 
-        embed_forward(mat(y.data(), nt, d), b.tgt, m_.decoder_positions, dec_emb_mask_);
-        dec_.resize(m_.decoder.size());
+        embed_forward(mat(y.data(), nt, d), b.tgt, model.decoder_positions, dec_emb_mask_);
+        dec_.resize(model.decoder.size());
         AttentionOptions so, co;
-        so.heads = co.heads = c_.decoder_heads;
+        so.heads = co.heads = cfg.decoder_heads;
         so.causal = true;
         std::vector<SequenceSpan> self_spans, cross_spans;
         for (std::size_t i = 0; i < b.tgt.batch; ++i) {
@@ -126,8 +141,8 @@ public:
             cross_spans.push_back({i * b.tgt.len, b.tgt.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
         }
         Mat ym = mat(y.data(), nt, d);
-        for (std::size_t l = 0; l < m_.decoder.size(); ++l) {
-            const DecoderLayer& L = m_.decoder[l];
+        for (std::size_t l = 0; l < model.decoder.size(); ++l) {
+            const DecoderLayer& L = model.decoder[l];
             DecoderTrace& t = dec_[l];
             sublayer_forward(ym, L.self_attn_ln, t.self, [&](Mat out, ConstMat in) {
                 multihead_forward_train(out, in, in, in, self_spans, so, L.self_attn, t.self_mha);
@@ -136,37 +151,40 @@ public:
                 multihead_forward_train(out, in, memory, memory, cross_spans, co, L.cross_attn, t.cross_mha);
             });
             sublayer_forward(ym, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
-                feedforward_forward(out, in, L.ffn, c_.activation, hidden_, &t.pre_act);
+                feedforward_forward(out, in, L.ffn, cfg.activation, hidden_, &t.pre_act);
             });
         }
-        if (m_.decoder_final_ln) final_forward(ym, *m_.decoder_final_ln, dec_final_in_);
-        const std::size_t v = c_.vocab_size;
-        std::vector<float> logits(nt * v);
-        output_logits(mat(logits.data(), nt, v), ym, m_);
-        std::vector<float> dlogits(g_ ? nt * v : 0);
-        LossStats st = smoothed_cross_entropy(mat(logits.data(), nt, v), b.labels, c_.pad_id, opt_.label_smoothing,
+        if (model.decoder_final_ln) final_forward(ym, *model.decoder_final_ln, dec_final_in_);
+        const std::size_t v = cfg.vocab_size;
+        logits_.resize(nt * v);
+        std::vector<float>& logits = logits_;
+        output_logits(mat(logits.data(), nt, v), ym, model);
+        dlogits_.resize(g_ ? nt * v : 0);
+        std::vector<float>& dlogits = dlogits_;
+        LossStats st = smoothed_cross_entropy(mat(logits.data(), nt, v), b.labels, cfg.pad_id, opt_.label_smoothing,
                                               g_ ? dlogits.data() : nullptr);
         if (!g_) return st;
 
         // ---- backward
         Model& g = *g_;
-        std::vector<float> dy(nt * d);
-        const auto& w_out = m_.output_weight();
-        auto& gw_out = c_.tie_word_embeddings ? g.shared : g.lm_head;
+        dy_.resize(nt * d);
+        std::vector<float>& dy = dy_;
+        const auto& w_out = model.output_weight();
+        auto& gw_out = cfg.tie_word_embeddings ? g.shared : g.lm_head;
         gemm(mat(dy.data(), nt, d), mat(dlogits.data(), nt, v), Op::N, mat(w_out.data(), v, d), Op::N);
         gemm(mat(gw_out.data(), v, d), mat(dlogits.data(), nt, v), Op::T, ym, Op::N, 1.0f, 1.0f);
         for (std::size_t i = 0; i < nt; ++i)
             for (std::size_t j = 0; j < v; ++j) g.final_logits_bias[j] += dlogits[i * v + j];
         Mat dym = mat(dy.data(), nt, d);
-        if (m_.decoder_final_ln) final_backward(dym, *m_.decoder_final_ln, *g.decoder_final_ln, dec_final_in_);
-        std::vector<float> dmem(ns * d, 0.0f);
-        Mat dmm = mat(dmem.data(), ns, d);
-        for (std::size_t l = m_.decoder.size(); l-- > 0;) {
-            const DecoderLayer& L = m_.decoder[l];
+        if (model.decoder_final_ln) final_backward(dym, *model.decoder_final_ln, *g.decoder_final_ln, dec_final_in_);
+        dmem_.assign(ns * d, 0.0f);
+        Mat dmm = mat(dmem_.data(), ns, d);
+        for (std::size_t l = model.decoder.size(); l-- > 0;) {
+            const DecoderLayer& L = model.decoder[l];
             DecoderLayer& G = g.decoder[l];
             DecoderTrace& t = dec_[l];
             sublayer_backward(dym, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
-                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, c_.activation, hidden_);
+                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, cfg.activation, hidden_);
             });
             sublayer_backward(dym, L.cross_attn_ln, G.cross_attn_ln, t.cross, [&](Mat din, ConstMat dout, ConstMat in) {
                 multihead_backward(din, dmm, dmm, G.cross_attn, dout, in, memory, memory, t.cross_mha, co, L.cross_attn);
@@ -176,13 +194,13 @@ public:
             });
         }
         embed_backward(dym, b.tgt, dec_emb_mask_, g.decoder_positions);
-        if (m_.encoder_final_ln) final_backward(dmm, *m_.encoder_final_ln, *g.encoder_final_ln, enc_final_in_);
-        for (std::size_t l = m_.encoder.size(); l-- > 0;) {
-            const EncoderLayer& L = m_.encoder[l];
+        if (model.encoder_final_ln) final_backward(dmm, *model.encoder_final_ln, *g.encoder_final_ln, enc_final_in_);
+        for (std::size_t l = model.encoder.size(); l-- > 0;) {
+            const EncoderLayer& L = model.encoder[l];
             EncoderLayer& G = g.encoder[l];
             EncoderTrace& t = enc_[l];
             sublayer_backward(dmm, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
-                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, c_.activation, hidden_);
+                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, cfg.activation, hidden_);
             });
             sublayer_backward(dmm, L.self_attn_ln, G.self_attn_ln, t.att, [&](Mat din, ConstMat dout, ConstMat in) {
                 multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, eo, L.self_attn);
@@ -192,15 +210,15 @@ public:
         return st;
     }
 
-private:
-    const Model& m_;
-    const ModelConfig& c_;
-    Model* g_;
+    const Model* m_ = nullptr;
+    Model* g_ = nullptr;
     TrainOptions opt_;
-    Rng rng_;
+    Rng rng_{0};
     std::vector<EncoderTrace> enc_;
     std::vector<DecoderTrace> dec_;
     std::vector<float> enc_emb_mask_, dec_emb_mask_, enc_final_in_, dec_final_in_, hidden_;
+    std::vector<float> x_, y_, logits_, dlogits_, dy_, dmem_, out_, dout_, din_;
+    const ModelConfig& config() const { return m_->config; }
 
     bool dropping() const { return g_ && opt_.dropout > 0.0f; }
 
@@ -225,15 +243,15 @@ private:
     void embed_forward(Mat x, const TokenBatch& b, const xt::xtensor<float, 2>& positions, std::vector<float>& mask) {
         std::vector<std::size_t> pos(b.batch * b.len);
         for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i % std::max<std::size_t>(b.len, 1);
-        embed(x, b.ids.data(), pos.data(), m_.shared, positions, c_.embed_scale());
+        embed(x, b.ids.data(), pos.data(), m_->shared, positions, config().embed_scale());
         dropout(x.data, x.rows * x.cols, mask);
     }
 
     void embed_backward(Mat dx, const TokenBatch& b, const std::vector<float>& mask, xt::xtensor<float, 2>& dpos) {
-        const std::size_t d = c_.d_model;
+        const std::size_t d = config().d_model;
         apply_mask(dx.data, dx.rows * d, mask);
-        const float scale = c_.embed_scale();
-        const bool learned = c_.positions == PositionKind::Learned;
+        const float scale = config().embed_scale();
+        const bool learned = config().positions == PositionKind::Learned;
         for (std::size_t i = 0; i < dx.rows; ++i) {
             const float* r = dx.data + i * d;
             float* e = g_->shared.data() + std::size_t(b.ids[i]) * d;
@@ -258,17 +276,17 @@ private:
     void sublayer_forward(Mat x, const LayerNorm& ln, SublayerTrace& t, F&& f) {
         const std::size_t n = x.rows, d = x.cols;
         t.x_in.assign(x.data, x.data + n * d);
-        if (c_.norm == NormPlacement::Pre) {
+        if (config().norm == NormPlacement::Pre) {
             t.inner_in.resize(n * d);
             layernorm_forward(mat(t.inner_in.data(), n, d), x, ln);
         } else {
             t.inner_in = t.x_in;
         }
-        std::vector<float> out(n * d);
-        f(mat(out.data(), n, d), mat(t.inner_in.data(), n, d));
-        dropout(out.data(), n * d, t.mask);
-        for (std::size_t i = 0; i < n * d; ++i) x.data[i] += out[i];
-        if (c_.norm == NormPlacement::Post) {
+        out_.resize(n * d);
+        f(mat(out_.data(), n, d), mat(t.inner_in.data(), n, d));
+        dropout(out_.data(), n * d, t.mask);
+        for (std::size_t i = 0; i < n * d; ++i) x.data[i] += out_[i];
+        if (config().norm == NormPlacement::Post) {
             t.ln_in.assign(x.data, x.data + n * d);
             layernorm_forward(x, x, ln);
         }
@@ -278,27 +296,30 @@ private:
     template <class B>
     void sublayer_backward(Mat dx, const LayerNorm& ln, LayerNorm& gln, const SublayerTrace& t, B&& fb) {
         const std::size_t n = dx.rows, d = dx.cols;
-        if (c_.norm == NormPlacement::Post) layernorm_backward(dx, gln, dx, mat(t.ln_in.data(), n, d), ln);
-        std::vector<float> dout(dx.data, dx.data + n * d), din(n * d, 0.0f);
-        apply_mask(dout.data(), n * d, t.mask);
-        fb(mat(din.data(), n, d), mat(dout.data(), n, d), mat(t.inner_in.data(), n, d));
-        if (c_.norm == NormPlacement::Pre)
-            layernorm_backward(mat(din.data(), n, d), gln, mat(din.data(), n, d), mat(t.x_in.data(), n, d), ln);
-        for (std::size_t i = 0; i < n * d; ++i) dx.data[i] += din[i];
+        if (config().norm == NormPlacement::Post) layernorm_backward(dx, gln, dx, mat(t.ln_in.data(), n, d), ln);
+        dout_.assign(dx.data, dx.data + n * d);
+        din_.assign(n * d, 0.0f);
+        apply_mask(dout_.data(), n * d, t.mask);
+        fb(mat(din_.data(), n, d), mat(dout_.data(), n, d), mat(t.inner_in.data(), n, d));
+        if (config().norm == NormPlacement::Pre)
+            layernorm_backward(mat(din_.data(), n, d), gln, mat(din_.data(), n, d), mat(t.x_in.data(), n, d), ln);
+        for (std::size_t i = 0; i < n * d; ++i) dx.data[i] += din_[i];
     }
 };
 
-}  // namespace
+TrainingWorkspace::TrainingWorkspace() : pass_(std::make_unique<Pass>()) {}
+TrainingWorkspace::~TrainingWorkspace() = default;
 
-LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads, const TrainOptions& opt) {
-    return Pass(m, &grads, opt).run(batch);
+LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads, const TrainOptions& opt,
+                           TrainingWorkspace& ws) {
+    return ws.pass_->run(m, &grads, opt, batch);
 }
 
-LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing) {
+LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing, TrainingWorkspace& ws) {
     TrainOptions opt;
     opt.label_smoothing = label_smoothing;
     opt.dropout = 0.0f;
-    return Pass(m, nullptr, opt).run(batch);
+    return ws.pass_->run(m, nullptr, opt, batch);
 }
 
 }  // namespace tfm

@@ -189,10 +189,11 @@ TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learn
         TrainOptions opt;
         opt.dropout = 0.0f;
         Model g = zeros_like(m);
-        LossStats st = forward_backward(m, batch, g, opt);
+        TrainingWorkspace ws;
+        LossStats st = forward_backward(m, batch, g, opt, ws);
         CHECK(st.tokens == 6);
         CHECK(st.smoothed > st.nll * 0.5);
-        auto loss = [&] { return evaluate_loss(m, batch, opt.label_smoothing).smoothed; };
+        auto loss = [&] { return evaluate_loss(m, batch, opt.label_smoothing, ws).smoothed; };
         CHECK(loss() == doctest::Approx(st.smoothed).epsilon(1e-6));
         // Check a few entries of every parameter tensor.
         std::vector<std::pair<float*, const float*>> pairs;

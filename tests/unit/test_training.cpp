@@ -46,12 +46,13 @@ TEST_CASE("training: a tiny model learns to copy sequences; greedy search then c
     to.dropout = 0.0f;
     double first_nll = 0, last_nll = 0;
     Model g = zeros_like(m);
+    TrainingWorkspace ws;
     for (std::size_t step = 0; step < 600; ++step) {
         auto [src, tgt] = sample(64);
         TrainBatch b = make_train_batch(src, tgt, c);
         visit_parameters(g, [](const std::string&, float* p, std::size_t n) { std::fill(p, p + n, 0.0f); });
         to.seed = step;
-        LossStats st = forward_backward(m, b, g, to);
+        LossStats st = forward_backward(m, b, g, to, ws);
         if (step == 0) first_nll = st.nll / double(st.tokens);
         last_nll = st.nll / double(st.tokens);
         adam.update(m, g, 1.0 / double(st.tokens));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tfm/encoder.hpp"
@@ -35,12 +36,22 @@ struct LossStats {
     std::size_t tokens = 0;  // target tokens counted
 };
 
+// The activations one pass keeps, reused from batch to batch.
+class TrainingWorkspace {
+public:
+    TrainingWorkspace();
+    ~TrainingWorkspace();
+    class Pass;
+    std::unique_ptr<Pass> pass_;
+};
+
 // Forward (with dropout) and backward: gradients of the summed smoothed loss are added to
 // grads (a zeros_like(m) accumulator).
-LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads, const TrainOptions& opt);
+LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads, const TrainOptions& opt,
+                           TrainingWorkspace& ws);
 
 // Forward only, without dropout.
-LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing);
+LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing, TrainingWorkspace& ws);
 
 // Label-smoothed cross-entropy of logits [N,V] against labels [N] (pad ignored); with dlogits
 // non-null, its gradient (softmax - q) is written there (zero rows for pad).
