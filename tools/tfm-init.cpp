@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/model_flags.hpp"
 #include "common/tool.hpp"
 #include "tfm/error.hpp"
 #include "tfm/model_dir.hpp"
@@ -16,15 +17,12 @@ int main(int argc, char** argv) {
         "  tfm-init -o tiny --preset tiny --spm existing.model --seed 7\n"
         "  echo 'ein Haus' | tfm-translate -m model     # runs (untrained: the output is noise)\n");
     CLI::App& app = tool.app();
-    std::string out, preset = "base", spm, positions, norm, activation;
+    std::string out, spm;
     std::vector<std::string> texts;
     std::uint64_t seed = 1;
     tfm::SpmTrainOptions spm_opt;
-    std::size_t max_positions = 0, layers = 0, d_model = 0, heads = 0, ffn = 0;
-    bool untied = false;
+    tfm::tool::ArchFlags arch;
     app.add_option("-o,--output", out, "Model directory to create")->required();
-    app.add_option("-p,--preset", preset, "base (N=6, D=512, H=8, F=2048), big (6, 1024, 16, 4096), small (3, 256, 4, 1024), tiny (2, 32, 4, 64)")
-        ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
     auto* spm_opt_flag = app.add_option("--spm", spm, "SentencePiece model to use")->check(CLI::ExistingFile);
     auto* train_flag = app.add_option("--train-spm", texts, "Train a SentencePiece model on these text files (gzip ok)")
         ->check(CLI::ExistingFile);
@@ -33,16 +31,7 @@ int main(int argc, char** argv) {
     app.add_option("--spm-type", spm_opt.model_type, "With --train-spm: unigram (default) or bpe")
         ->needs(train_flag)->check(CLI::IsMember({"unigram", "bpe"}));
     app.add_option("--seed", seed, "Seed of the weights (default 1)");
-    app.add_option("--positions", positions, "sinusoidal_interleaved (default, the paper), sinusoidal_halves or learned")
-        ->check(CLI::IsMember({"sinusoidal_interleaved", "sinusoidal_halves", "learned"}));
-    app.add_option("--norm", norm, "post (default, the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
-    app.add_option("--activation", activation, "relu (default), gelu or swish")->check(CLI::IsMember({"relu", "gelu", "swish"}));
-    app.add_option("--max-positions", max_positions, "Longest sequence (default 512)")->check(CLI::PositiveNumber);
-    app.add_option("--layers", layers, "Encoder and decoder layers N")->check(CLI::PositiveNumber);
-    app.add_option("--d-model", d_model, "Model width D")->check(CLI::PositiveNumber);
-    app.add_option("--heads", heads, "Attention heads H")->check(CLI::PositiveNumber);
-    app.add_option("--ffn", ffn, "Feed-forward width F")->check(CLI::PositiveNumber);
-    app.add_flag("--untied", untied, "A separate output projection (default: tied to the shared embedding)");
+    tfm::tool::add_arch_flags(app, arch);
 
     return tool.run(argc, argv, [&] {
         if (spm.empty() && texts.empty()) throw tfm::UsageError("give --spm MODEL or --train-spm TEXT...");
@@ -51,29 +40,7 @@ int main(int argc, char** argv) {
             spm = out + "/spm.tmp.model";
             tfm::train_sentencepiece(texts, spm, spm_opt);
         }
-        tfm::SpmInfo info = tfm::spm_info(spm);
-        if (info.pad < 0 || info.eos < 0)
-            throw tfm::Error(spm + ": the SentencePiece model needs pad and eos pieces (train it with --pad_id)");
-        tfm::ModelConfig c = tfm::preset_config(preset, info.pieces);
-        c.pad_id = c.decoder_start_id = info.pad;
-        c.eos_id = info.eos;
-        if (!positions.empty())
-            c.positions = positions == "learned" ? tfm::PositionKind::Learned
-                          : positions == "sinusoidal_halves" ? tfm::PositionKind::SinusoidalHalves
-                                                             : tfm::PositionKind::SinusoidalInterleaved;
-        if (!norm.empty()) c.norm = norm == "pre" ? tfm::NormPlacement::Pre : tfm::NormPlacement::Post;
-        if (!activation.empty()) c.activation = tfm::parse_activation(activation);
-        if (max_positions) c.max_positions = max_positions;
-        if (layers) c.encoder_layers = c.decoder_layers = layers;
-        if (d_model) c.d_model = d_model;
-        if (heads) c.encoder_heads = c.decoder_heads = heads;
-        if (ffn) c.encoder_ffn = c.decoder_ffn = ffn;
-        c.tie_word_embeddings = !untied;
-        try {
-            tfm::validate_config(c);
-        } catch (const tfm::Error& e) {
-            throw tfm::UsageError(e.what());
-        }
+        tfm::ModelConfig c = tfm::tool::config_from_flags(arch, tfm::spm_info(spm), spm);
         tfm::install_spm(out, spm);
         if (!texts.empty()) std::remove(spm.c_str());
         tfm::save_model(out, tfm::random_model(c, seed));

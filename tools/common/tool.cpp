@@ -29,6 +29,10 @@ void Tool::warn(const std::string& message) const {
     std::fprintf(stderr, "%s: warning: %s\n", name_.c_str(), message.c_str());
 }
 
+void Tool::info(const std::string& message) const {
+    std::fprintf(stderr, "%s: %s\n", name_.c_str(), message.c_str());
+}
+
 int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     // Die quietly of SIGPIPE like cat and seq, even if our parent ignored it.
     std::signal(SIGPIPE, SIG_DFL);
@@ -57,6 +61,9 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
         return 0;
     } catch (const BrokenPipe&) {
         return 128 + SIGPIPE;
+    } catch (const Interrupted& e) {
+        std::fprintf(stderr, "%s: %s\n", name_.c_str(), e.what());
+        return 128 + e.signal();
     } catch (const UsageError& e) {
         return fail("error", e.what(), 2);
     } catch (const Error& e) {

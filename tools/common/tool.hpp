@@ -27,6 +27,7 @@ public:
     int run(int argc, char** argv, const std::function<void()>& body);
 
     void warn(const std::string& message) const;
+    void info(const std::string& message) const;  // progress and notes on stderr
 
 private:
     std::string name_;

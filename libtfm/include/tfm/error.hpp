@@ -26,6 +26,16 @@ public:
     BrokenPipe() : Error("broken pipe") {}
 };
 
+// A run stopped by a signal after saving its work; tools exit with 128 + signal.
+class Interrupted : public Error {
+public:
+    Interrupted(int signal, const std::string& what) : Error(what), signal_(signal) {}
+    int signal() const { return signal_; }
+
+private:
+    int signal_;
+};
+
 // An error about record `index` (0-based) of a stream; the message reads "record N: ...",
 // with N counted from 1 as people count.
 Error record_error(std::size_t index, const std::string& what);

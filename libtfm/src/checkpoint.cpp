@@ -1,0 +1,126 @@
+#include "tfm/checkpoint.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tfm/error.hpp"
+#include "tfm/model_dir.hpp"
+
+namespace tfm {
+
+namespace {
+
+void make_dir(const std::string& path) {
+    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) throw Error(path + ": cannot create: " + std::strerror(errno));
+}
+
+void remove_tree(const std::string& path) {
+    if (DIR* d = ::opendir(path.c_str())) {
+        while (dirent* e = ::readdir(d)) {
+            std::string name = e->d_name;
+            if (name != "." && name != "..") std::remove((path + "/" + name).c_str());
+        }
+        ::closedir(d);
+    }
+    ::rmdir(path.c_str());
+}
+
+std::vector<std::string> checkpoints(const std::string& model_dir) {
+    std::vector<std::string> out;
+    if (DIR* d = ::opendir((model_dir + "/checkpoints").c_str())) {
+        while (dirent* e = ::readdir(d)) {
+            std::string name = e->d_name;
+            if (name.rfind("step-", 0) == 0 && name.find(".tmp") == std::string::npos) out.push_back(name);
+        }
+        ::closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string step_name(std::size_t step) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "step-%010zu", step);
+    return buf;
+}
+
+}  // namespace
+
+std::string save_checkpoint(const std::string& model_dir, const Model& m, Adam& adam, const TrainState& st,
+                            std::size_t keep) {
+    make_dir(model_dir + "/checkpoints");
+    const std::string final_path = model_dir + "/checkpoints/" + step_name(st.step);
+    const std::string tmp = final_path + ".tmp";
+    remove_tree(tmp);
+    make_dir(tmp);
+    save_model(tmp, m);
+    std::vector<NamedTensor> moments;
+    std::vector<std::string> names;
+    visit_parameters(const_cast<Model&>(m), [&](const std::string& name, float*, std::size_t) { names.push_back(name); });
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        moments.push_back({"m." + names[i], adam.first_moments()[i].data(), {adam.first_moments()[i].size()}});
+        moments.push_back({"v." + names[i], adam.second_moments()[i].data(), {adam.second_moments()[i].size()}});
+    }
+    save_safetensors(tmp + "/optimizer.safetensors", moments);
+    nlohmann::json j = {{"step", st.step}, {"epoch", st.epoch}, {"batch_in_epoch", st.batch_in_epoch},
+                        {"seed", st.seed}, {"optimizer_steps", adam.steps()}};
+    {
+        std::ofstream f(tmp + "/state.json");
+        f << j.dump(2) << "\n";
+        if (!f.flush()) throw Error(tmp + "/state.json: cannot write");
+    }
+    remove_tree(final_path);
+    if (std::rename(tmp.c_str(), final_path.c_str()) != 0)
+        throw Error(final_path + ": cannot rename into place: " + std::strerror(errno));
+    save_model(model_dir, m);  // the directory itself stays a usable model
+    auto all = checkpoints(model_dir);
+    for (std::size_t i = 0; i + keep < all.size(); ++i) remove_tree(model_dir + "/checkpoints/" + all[i]);
+    return final_path;
+}
+
+std::optional<std::string> latest_checkpoint(const std::string& model_dir) {
+    auto all = checkpoints(model_dir);
+    if (all.empty()) return std::nullopt;
+    return model_dir + "/checkpoints/" + all.back();
+}
+
+void load_checkpoint(const std::string& path, Model& m, Adam& adam, TrainState& st) {
+    ModelConfig saved = load_config(path + "/config.json");
+    if (config_json(saved) != config_json(m.config))
+        throw Error(path + ": the checkpoint is of another architecture (its config.json differs from the model's)");
+    Model loaded = load_model_weights(saved, SafeTensors::open(path + "/model.safetensors"));
+    m = std::move(loaded);
+    SafeTensors opt = SafeTensors::open(path + "/optimizer.safetensors");
+    std::vector<std::string> names;
+    visit_parameters(m, [&](const std::string& name, float*, std::size_t) { names.push_back(name); });
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        FloatArray a = opt.get("m." + names[i], {adam.first_moments()[i].size()});
+        FloatArray b = opt.get("v." + names[i], {adam.second_moments()[i].size()});
+        std::copy(a.begin(), a.end(), adam.first_moments()[i].begin());
+        std::copy(b.begin(), b.end(), adam.second_moments()[i].begin());
+    }
+    std::ifstream f(path + "/state.json");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(f);
+        st.step = j.at("step").get<std::size_t>();
+        st.epoch = j.at("epoch").get<std::size_t>();
+        st.batch_in_epoch = j.at("batch_in_epoch").get<std::size_t>();
+        st.seed = j.at("seed").get<std::uint64_t>();
+        adam.set_steps(j.at("optimizer_steps").get<std::size_t>());
+    } catch (const std::exception& e) {
+        throw Error(path + "/state.json: " + e.what());
+    }
+}
+
+}  // namespace tfm

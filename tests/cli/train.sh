@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tfm-train through the real tools: a tiny model learns to copy sequences of words until
+# greedy translation of held-out lines is exact; a resumed run ends with the same weights as
+# an uninterrupted one; SIGINT saves a checkpoint; bad input is refused clearly.
+. "$(dirname "$0")/lib.sh"
+awk 'BEGIN { srand(7); split("ka lo mi nu pe ra si tu ve wo xa ze", w, " ");
+             for (i = 0; i < 3000; i++) { n = 3 + int(rand() * 5); s = "";
+                 for (j = 0; j < n; j++) s = s (j ? " " : "") w[1 + int(rand() * 12)]; print s } }' > all.txt
+head -2800 all.txt > train.txt
+tail -50 all.txt > test.txt
+common=(--preset tiny --d-model 64 --ffn 128 --vocab-size 40 --batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0)
+
+# Learning: exact copies of unseen lines.
+expect_status 0 "train the copy task" -- tfm-train --src train.txt --tgt train.txt -o copy "${common[@]}" --steps 1000 \
+    --log-every 500 --save-every 500 --valid-src test.txt --valid-tgt test.txt --valid-every 1000
+expect_err '^tfm-train: step 1000 epoch [0-9]+ loss [0-9.]+ ppl [0-9.]+ lr [0-9.e-]+ [0-9]+ tokens/s$' "progress lines"
+expect_err '^tfm-train: step 1000 validation: loss [0-9.]+, ppl [0-9.]+$' "validation line"
+expect_status 0 "translate the held-out lines" -- tfm-translate -m copy --beam 1 < test.txt
+exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0 }')
+[ "$exact" -eq 50 ] && ok || fail "only $exact of 50 held-out lines copied exactly"
+[ "$(head -1 copy/metrics.tsv | cut -f1-5)" = "$(printf 'step\tepoch\tloss\tnll\tppl')" ] && ok || fail "metrics.tsv header"
+[ "$(grep -c '^[0-9]' copy/metrics.tsv)" -eq 2 ] && ok || fail "metrics.tsv rows: $(cat copy/metrics.tsv)"
+[ -d copy/checkpoints/step-0000000500 ] && [ -d copy/checkpoints/step-0000001000 ] && ok || fail "checkpoints kept"
+
+# Exact resume: 40 steps straight = 20 steps, stop, resume to 40.
+tfm-train --src train.txt --tgt train.txt -o straight "${common[@]}" --steps 40 --save-every 20 --log-every 20 2>/dev/null
+tfm-train --src train.txt --tgt train.txt -o halves "${common[@]}" --steps 20 --save-every 20 --log-every 20 2>/dev/null
+expect_status 0 "resume" -- tfm-train --src train.txt --tgt train.txt -o halves --steps 40 --save-every 20 --log-every 20 \
+    --batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0 --resume
+expect_err "resuming from halves/checkpoints/step-0000000020 at step 20" "resume message"
+cmp -s straight/model.safetensors halves/model.safetensors && ok || fail "a resumed run differs from an uninterrupted one"
+cmp -s <(cut -f1-6 straight/metrics.tsv) <(cut -f1-6 halves/metrics.tsv) && ok || fail "loss curves differ"
+
+# SIGINT: a checkpoint, exit 130, and the run resumes from it.
+tfm-train --src train.txt --tgt train.txt -o stopped "${common[@]}" --steps 100000 --save-every 100000 2>stop.err &
+pid=$!
+for i in $(seq 1 100); do [ -s stopped/metrics.tsv ] || [ -f stopped/model.safetensors ] && break; sleep 0.1; done
+sleep 1
+kill -INT $pid
+wait $pid
+code=$?
+[ $code -eq 130 ] && ok || fail "SIGINT exit code $code, expected 130: $(cat stop.err)"
+grep -q 'interrupted: checkpoint saved in stopped/checkpoints/step-' stop.err && ok || fail "interrupt message: $(cat stop.err)"
+ls stopped/checkpoints | grep -q '^step-' && ok || fail "no checkpoint after SIGINT"
+
+# Bad input.
+head -10 train.txt > ten.txt
+head -9 train.txt > nine.txt
+expect_status 1 "line counts differ" -- tfm-train --src ten.txt --tgt nine.txt -o bad1 "${common[@]}" --steps 1 --spm copy/source.spm
+expect_err "ten.txt has 10 lines but nine.txt has 9" "line count message"
+: > empty.txt
+expect_status 1 "empty files" -- tfm-train --src empty.txt --tgt empty.txt -o bad2 "${common[@]}" --steps 1 --spm copy/source.spm
+expect_err "empty.txt and empty.txt are empty" "empty message"
+expect_status 2 "an existing model without --resume" -- tfm-train --src train.txt --tgt train.txt -o copy "${common[@]}" --steps 1
+expect_err "copy already holds a model: give --resume" "existing model message"
+expect_status 1 "resume with another architecture" -- tfm-train --src train.txt --tgt train.txt -o copy --resume --preset tiny --d-model 32 --steps 1001
+expect_err "another architecture" "architecture message"
+expect_status 1 "nothing to resume" -- tfm-train --src train.txt --tgt train.txt -o nowhere --resume --steps 1
+mkdir -p ro && chmod 555 ro
+if [ "$(id -u)" != 0 ]; then
+    expect_status 1 "unwritable output" -- tfm-train --src train.txt --tgt train.txt -o ro/m "${common[@]}" --steps 1
+fi
+awk 'NR <= 5 { print } NR == 6 { s = ""; for (i = 0; i < 600; i++) s = s " ka"; print s }' train.txt > long.txt
+expect_status 0 "long lines are skipped and counted" -- tfm-train --src long.txt --tgt long.txt -o longm "${common[@]}" --steps 2 --spm copy/source.spm --max-positions 64
+expect_err "1 pairs longer than 64 tokens and 0 with an empty side skipped, of 6" "skip count"
+finish

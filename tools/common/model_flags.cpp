@@ -1,0 +1,61 @@
+#include "model_flags.hpp"
+
+#include "tfm/error.hpp"
+
+namespace tfm::tool {
+
+namespace {
+const char* const kArchOptions[] = {"--preset", "--positions", "--norm", "--activation", "--max-positions",
+                                    "--layers", "--d-model", "--heads", "--ffn", "--untied"};
+}
+
+void add_arch_flags(CLI::App& app, ArchFlags& f) {
+    app.add_option("-p,--preset", f.preset,
+                   "base (N=6, D=512, H=8, F=2048; default), big (6, 1024, 16, 4096), small (3, 256, 4, 1024), tiny (2, 32, 4, 64)")
+        ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
+    app.add_option("--positions", f.positions, "sinusoidal_interleaved (default, the paper), sinusoidal_halves or learned")
+        ->check(CLI::IsMember({"sinusoidal_interleaved", "sinusoidal_halves", "learned"}));
+    app.add_option("--norm", f.norm, "post (default, the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
+    app.add_option("--activation", f.activation, "relu (default), gelu or swish")
+        ->check(CLI::IsMember({"relu", "gelu", "swish"}));
+    app.add_option("--max-positions", f.max_positions, "Longest sequence (default 512)")->check(CLI::PositiveNumber);
+    app.add_option("--layers", f.layers, "Encoder and decoder layers N")->check(CLI::PositiveNumber);
+    app.add_option("--d-model", f.d_model, "Model width D")->check(CLI::PositiveNumber);
+    app.add_option("--heads", f.heads, "Attention heads H")->check(CLI::PositiveNumber);
+    app.add_option("--ffn", f.ffn, "Feed-forward width F")->check(CLI::PositiveNumber);
+    app.add_flag("--untied", f.untied, "A separate output projection (default: tied to the shared embedding)");
+}
+
+bool arch_flags_given(const CLI::App& app) {
+    for (const char* name : kArchOptions)
+        if (app.count(name) > 0) return true;
+    return false;
+}
+
+ModelConfig config_from_flags(const ArchFlags& f, const SpmInfo& info, const std::string& spm_path) {
+    if (info.pad < 0 || info.eos < 0)
+        throw Error(spm_path + ": the SentencePiece model needs pad and eos pieces (train it with --pad_id)");
+    ModelConfig c = preset_config(f.preset, info.pieces);
+    c.pad_id = c.decoder_start_id = info.pad;
+    c.eos_id = info.eos;
+    if (!f.positions.empty())
+        c.positions = f.positions == "learned"             ? PositionKind::Learned
+                      : f.positions == "sinusoidal_halves" ? PositionKind::SinusoidalHalves
+                                                           : PositionKind::SinusoidalInterleaved;
+    if (!f.norm.empty()) c.norm = f.norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+    if (!f.activation.empty()) c.activation = parse_activation(f.activation);
+    if (f.max_positions) c.max_positions = f.max_positions;
+    if (f.layers) c.encoder_layers = c.decoder_layers = f.layers;
+    if (f.d_model) c.d_model = f.d_model;
+    if (f.heads) c.encoder_heads = c.decoder_heads = f.heads;
+    if (f.ffn) c.encoder_ffn = c.decoder_ffn = f.ffn;
+    c.tie_word_embeddings = !f.untied;
+    try {
+        validate_config(c);
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
+    return c;
+}
+
+}  // namespace tfm::tool

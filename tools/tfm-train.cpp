@@ -1,0 +1,178 @@
+// tfm-train: train a Transformer on parallel text with the paper's recipe, into a model
+// directory that tfm-translate reads unchanged; checkpoints, exact resume, validation.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "common/model_flags.hpp"
+#include "common/tool.hpp"
+#include "tfm/checkpoint.hpp"
+#include "tfm/error.hpp"
+#include "tfm/model_dir.hpp"
+#include "tfm/parallel.hpp"
+#include "tfm/trainer.hpp"
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+void on_signal(int s) { g_signal = s; }
+
+bool exists(const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0;
+}
+
+struct Flags {
+    std::string src, tgt, valid_src, valid_tgt, out, spm;
+    std::size_t vocab = 8000, steps = 100000, epochs = 0, save_every = 1000, valid_every = 1000, log_every = 100,
+                keep = 5;
+    std::uint64_t seed = 1;
+    bool resume = false;
+    int threads = 0;
+};
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    tfm::tool::Tool tool("tfm-train", "Train a Transformer on parallel text (Adam, warmup, label smoothing, dropout).",
+        "  tfm-train --src train.de.gz --tgt train.en.gz --valid-src val.de.gz --valid-tgt val.en.gz -o model \\\n"
+        "            --preset small --batch-tokens 4096 --steps 20000\n"
+        "  tfm-train --src train.de --tgt train.en -o model --resume      # continue after a stop\n"
+        "  tfm-translate -m model < test.de\n");
+    CLI::App& app = tool.app();
+    Flags f;
+    tfm::tool::ArchFlags arch;
+    tfm::TrainerOptions to;
+    tfm::AdamOptions ao;
+    to.loss.dropout = -1.0f;  // -1: the config's
+    app.add_option("--src", f.src, "Source sentences, one per line (gzip ok)")->required()->check(CLI::ExistingFile);
+    app.add_option("--tgt", f.tgt, "Target sentences, line-aligned with --src")->required()->check(CLI::ExistingFile);
+    auto* vs = app.add_option("--valid-src", f.valid_src, "Validation sources")->check(CLI::ExistingFile);
+    auto* vt = app.add_option("--valid-tgt", f.valid_tgt, "Validation targets")->check(CLI::ExistingFile);
+    vs->needs(vt);
+    vt->needs(vs);
+    app.add_option("-o,--output", f.out, "Model directory (created; with --resume: continued)")->required();
+    app.add_option("--spm", f.spm, "SentencePiece model (default: train a shared one on --src and --tgt)")
+        ->check(CLI::ExistingFile);
+    app.add_option("--vocab-size", f.vocab, "Pieces of the trained SentencePiece model (default 8000)");
+    tfm::tool::add_arch_flags(app, arch);
+    app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(CLI::PositiveNumber);
+    app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(CLI::PositiveNumber);
+    app.add_option("--steps", f.steps, "Stop after this many updates (default 100000)")->check(CLI::PositiveNumber);
+    app.add_option("--epochs", f.epochs, "Stop after this many epochs (default: --steps decides)");
+    app.add_option("--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)");
+    app.add_option("--warmup", ao.warmup, "Warmup steps (default 4000)")->check(CLI::PositiveNumber);
+    app.add_option("--clip-norm", ao.clip_norm, "Clip the gradient norm (default 0: off)");
+    app.add_option("--label-smoothing", to.loss.label_smoothing, "epsilon (default 0.1)");
+    app.add_option("--dropout", to.loss.dropout, "Dropout (default: the config's, 0.1)");
+    app.add_option("--seed", f.seed, "Seed of weights, data order and dropout (default 1)");
+    app.add_option("--save-every", f.save_every, "Checkpoint every N updates (default 1000)")->check(CLI::PositiveNumber);
+    app.add_option("--keep", f.keep, "Checkpoints kept (default 5)")->check(CLI::PositiveNumber);
+    app.add_option("--valid-every", f.valid_every, "Validate every N updates (default 1000)")->check(CLI::PositiveNumber);
+    app.add_option("--log-every", f.log_every, "Log every N updates (default 100)")->check(CLI::PositiveNumber);
+    app.add_flag("--resume", f.resume, "Continue from the newest checkpoint in the output directory");
+    app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+
+    return tool.run(argc, argv, [&] {
+        tfm::set_num_threads(f.threads);
+        std::signal(SIGINT, on_signal);
+        std::signal(SIGTERM, on_signal);
+        const std::string cfg_path = f.out + "/config.json";
+        if (f.resume && !exists(cfg_path)) throw tfm::Error(f.out + ": nothing to resume (no config.json)");
+        if (!f.resume && exists(cfg_path))
+            throw tfm::UsageError(f.out + " already holds a model: give --resume to continue it, or another -o");
+        if (!f.resume) {
+            if (::mkdir(f.out.c_str(), 0755) != 0 && errno != EEXIST) throw tfm::Error(f.out + ": " + std::strerror(errno));
+            std::string spm = f.spm;
+            if (spm.empty()) {
+                spm = f.out + "/spm.tmp.model";
+                tfm::SpmTrainOptions so;
+                so.vocab_size = f.vocab;
+                so.seed = f.seed;
+                tfm::train_sentencepiece({f.src, f.tgt}, spm, so);
+            }
+            tfm::ModelConfig c = tfm::tool::config_from_flags(arch, tfm::spm_info(spm), spm);
+            tfm::install_spm(f.out, spm);
+            if (f.spm.empty()) std::remove(spm.c_str());
+            tfm::save_model(f.out, tfm::random_model(c, f.seed));
+        }
+        tfm::ModelDir md = tfm::load_model_dir(f.out);
+        tfm::Model& model = md.model;
+        if (f.resume && tfm::tool::arch_flags_given(app)) {
+            tfm::ModelConfig asked = tfm::tool::config_from_flags(arch, tfm::spm_info(f.out + "/source.spm"), f.out);
+            if (tfm::config_json(asked) != tfm::config_json(model.config))
+                throw tfm::Error(f.out + " holds a model of another architecture than the flags ask for");
+        }
+        if (to.loss.dropout < 0) to.loss.dropout = model.config.dropout;
+        tfm::Adam adam(model, ao);
+        tfm::TrainState state;
+        state.seed = f.seed;
+        if (f.resume) {
+            if (auto ck = tfm::latest_checkpoint(f.out)) {
+                tfm::load_checkpoint(*ck, model, adam, state);
+                tool.info("resuming from " + *ck + " at step " + std::to_string(state.step));
+            }
+        }
+        tfm::Corpus train = tfm::load_parallel(f.src, f.tgt, md.tokenizer, md.tokenizer, model.config.max_positions);
+        if (train.skipped_long || train.skipped_empty)
+            tool.warn(std::to_string(train.skipped_long) + " pairs longer than " +
+                      std::to_string(model.config.max_positions) + " tokens and " + std::to_string(train.skipped_empty) +
+                      " with an empty side skipped, of " + std::to_string(train.lines));
+        std::optional<tfm::Corpus> valid;
+        if (!f.valid_src.empty())
+            valid = tfm::load_parallel(f.valid_src, f.valid_tgt, md.tokenizer, md.tokenizer, model.config.max_positions);
+        tfm::Trainer trainer(model, train, to, adam, state);
+        const std::string log_path = f.out + "/metrics.tsv";
+        const bool new_log = !exists(log_path);
+        std::ofstream log(log_path, std::ios::app);
+        if (new_log) log << "step\tepoch\tloss\tnll\tppl\tlr\tgrad_norm\ttokens_per_s\tvalid_loss\tvalid_nll\tvalid_ppl\n";
+        double tok = 0, secs = 0, loss = 0, nll = 0;
+        std::size_t n = 0;
+        auto save = [&] { return tfm::save_checkpoint(f.out, model, adam, trainer.state(), f.keep); };
+        while (trainer.state().step < f.steps && (f.epochs == 0 || trainer.state().epoch < f.epochs)) {
+            tfm::StepReport r = trainer.step();
+            tok += double(r.loss.tokens), secs += r.seconds, loss += r.loss.smoothed, nll += r.loss.nll;
+            n += r.loss.tokens;
+            const bool last = r.step >= f.steps;
+            std::string valid_cols = "\t\t\t";
+            if (valid && (r.step % f.valid_every == 0 || last)) {
+                tfm::LossStats v = trainer.evaluate(*valid);
+                const double vl = v.smoothed / double(v.tokens), vn = v.nll / double(v.tokens);
+                valid_cols = "\t" + fmt("%.4f", vl) + "\t" + fmt("%.4f", vn) + "\t" + fmt("%.2f", std::exp(vn));
+                tool.info("step " + std::to_string(r.step) + " validation: loss " + fmt("%.4f", vl) + ", ppl " +
+                          fmt("%.2f", std::exp(vn)));
+            }
+            if (r.step % f.log_every == 0 || last || valid_cols != "\t\t\t") {
+                const double tl = loss / double(n), tn = nll / double(n);
+                log << r.step << '\t' << r.epoch << '\t' << fmt("%.4f", tl) << '\t' << fmt("%.4f", tn) << '\t'
+                    << fmt("%.2f", std::exp(tn)) << '\t' << fmt("%.3e", r.learning_rate) << '\t'
+                    << fmt("%.3f", r.grad_norm) << '\t' << fmt("%.1f", tok / secs) << valid_cols << '\n';
+                log.flush();
+                tool.info("step " + std::to_string(r.step) + " epoch " + std::to_string(r.epoch) + " loss " +
+                          fmt("%.4f", tl) + " ppl " + fmt("%.2f", std::exp(tn)) + " lr " + fmt("%.3e", r.learning_rate) +
+                          " " + fmt("%.0f", tok / secs) + " tokens/s");
+                tok = secs = loss = nll = 0;
+                n = 0;
+            }
+            if (r.step % f.save_every == 0 || last) save();
+            if (g_signal) {
+                std::string where = save();
+                throw tfm::Interrupted(int(g_signal), "interrupted: checkpoint saved in " + where);
+            }
+        }
+        if (trainer.state().step % f.save_every != 0) save();
+    });
+}
