@@ -138,7 +138,8 @@ int main(int argc, char** argv) {
         const std::string log_path = f.out + "/metrics.tsv";
         const bool new_log = !exists(log_path);
         std::ofstream log(log_path, std::ios::app);
-        if (new_log) log << "step\tepoch\tloss\tnll\tppl\tlr\tgrad_norm\ttokens_per_s\tvalid_loss\tvalid_nll\tvalid_ppl\n";
+        if (new_log)
+            log << "step\tepoch\tloss\tnll\tppl\tlr\tgrad_norm\ttokens_per_s\tvalid_loss\tvalid_nll\tvalid_ppl\tvalid_bleu\n";
         double tok = 0, secs = 0, loss = 0, nll = 0;
         std::size_t n = 0;
         auto save = [&] { return tfm::save_checkpoint(f.out, model, adam, trainer.state(), f.keep); };
@@ -147,15 +148,17 @@ int main(int argc, char** argv) {
             tok += double(r.loss.tokens), secs += r.seconds, loss += r.loss.smoothed, nll += r.loss.nll;
             n += r.loss.tokens;
             const bool last = r.step >= f.steps;
-            std::string valid_cols = "\t\t\t";
+            std::string valid_cols = "\t\t\t\t";
             if (valid && (r.step % f.valid_every == 0 || last)) {
                 tfm::LossStats v = trainer.evaluate(*valid);
                 const double vl = v.smoothed / double(v.tokens), vn = v.nll / double(v.tokens);
-                valid_cols = "\t" + fmt("%.4f", vl) + "\t" + fmt("%.4f", vn) + "\t" + fmt("%.2f", std::exp(vn));
+                tfm::Bleu bleu = trainer.evaluate_bleu(*valid, md.tokenizer);
+                valid_cols = "\t" + fmt("%.4f", vl) + "\t" + fmt("%.4f", vn) + "\t" + fmt("%.2f", std::exp(vn)) + "\t" +
+                             fmt("%.2f", bleu.score);
                 tool.info("step " + std::to_string(r.step) + " validation: loss " + fmt("%.4f", vl) + ", ppl " +
-                          fmt("%.2f", std::exp(vn)));
+                          fmt("%.2f", std::exp(vn)) + ", BLEU " + fmt("%.2f", bleu.score) + " (greedy)");
             }
-            if (r.step % f.log_every == 0 || last || valid_cols != "\t\t\t") {
+            if (r.step % f.log_every == 0 || last || valid_cols != "\t\t\t\t") {
                 const double tl = loss / double(n), tn = nll / double(n);
                 log << r.step << '\t' << r.epoch << '\t' << fmt("%.4f", tl) << '\t' << fmt("%.4f", tn) << '\t'
                     << fmt("%.2f", std::exp(tn)) << '\t' << fmt("%.3e", r.learning_rate) << '\t'

@@ -25,7 +25,7 @@ Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, c
                         std::to_string(nb) + ": the files must be line-aligned");
         }
         ++c.lines;
-        SentencePair p{src_tok.encode(a), tgt_tok.encode(b)};
+        SentencePair p{src_tok.encode(a), tgt_tok.encode(b), b};
         p.tgt.pop_back();  // eos becomes the last label, not an input
         if (p.src.size() <= 1 || p.tgt.empty()) {
             ++c.skipped_empty;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "tfm/error.hpp"
+#include "tfm/translator.hpp"
 
 namespace tfm {
 
@@ -64,6 +65,17 @@ LossStats Trainer::evaluate(const Corpus& valid) {
         total.tokens += s.tokens;
     }
     return total;
+}
+
+Bleu Trainer::evaluate_bleu(const Corpus& valid, const Tokenizer& tok) {
+    std::vector<std::vector<std::int64_t>> sources;
+    for (const auto& p : valid.pairs) sources.push_back(p.src);
+    DecodeOptions opt;
+    opt.search.beam = 1;
+    auto hyps = translate_sources(model_, sources, opt);
+    BleuStats stats;
+    for (std::size_t i = 0; i < hyps.size(); ++i) stats.add(tok.decode(hyps[i].front().ids), valid.pairs[i].reference);
+    return corpus_bleu(stats);
 }
 
 }  // namespace tfm

@@ -14,7 +14,14 @@ common=(--preset tiny --d-model 64 --ffn 128 --vocab-size 40 --batch-tokens 512 
 expect_status 0 "train the copy task" -- tfm-train --src train.txt --tgt train.txt -o copy "${common[@]}" --steps 1000 \
     --log-every 500 --save-every 500 --valid-src test.txt --valid-tgt test.txt --valid-every 1000
 expect_err '^tfm-train: step 1000 epoch [0-9]+ loss [0-9.]+ ppl [0-9.]+ lr [0-9.e-]+ [0-9]+ tokens/s$' "progress lines"
-expect_err '^tfm-train: step 1000 validation: loss [0-9.]+, ppl [0-9.]+$' "validation line"
+expect_err '^tfm-train: step 1000 validation: loss [0-9.]+, ppl [0-9.]+, BLEU 100.00 \(greedy\)$' "validation line with BLEU 100 on the copy task"
+tfm-translate -m copy --beam 1 < test.txt > hyp.txt
+expect_status 0 "tfm-bleu" -- tfm-bleu test.txt -i hyp.txt
+grep -q '^BLEU = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000 ratio = 1.000 hyp_len = [0-9]* ref_len = [0-9]*)$' out && ok || fail "tfm-bleu: $(cat out)"
+expect_status 0 "tfm-bleu from stdin, score only" -- bash -c 'head -50 train.txt | tfm-bleu test.txt -b'
+grep -Eq '^[0-9]+\.[0-9]{2}$' out && [ "$(cat out)" != "100.00" ] && ok || fail "tfm-bleu -b: $(cat out)"
+expect_status 1 "tfm-bleu with fewer hypotheses" -- bash -c 'head -3 test.txt | tfm-bleu test.txt'
+expect_err 'tfm-bleu: error: the hypotheses end after line 3 but the references go on' "tfm-bleu count message"
 expect_status 0 "translate the held-out lines" -- tfm-translate -m copy --beam 1 < test.txt
 exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0 }')
 [ "$exact" -eq 50 ] && ok || fail "only $exact of 50 held-out lines copied exactly"

@@ -13,6 +13,7 @@ namespace tfm {
 struct SentencePair {
     std::vector<std::int64_t> src;  // pieces + eos
     std::vector<std::int64_t> tgt;  // pieces (eos is added as the last label)
+    std::string reference;          // the target line as written (for BLEU)
 };
 
 struct Corpus {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "tfm/bleu.hpp"
 #include "tfm/checkpoint.hpp"
 #include "tfm/corpus.hpp"
 #include "tfm/training.hpp"
@@ -32,6 +33,8 @@ public:
 
     StepReport step();                          // one optimizer update
     LossStats evaluate(const Corpus& valid);    // loss without dropout
+    // Corpus BLEU of greedy translations of the sources against the references.
+    Bleu evaluate_bleu(const Corpus& valid, const Tokenizer& tok);
     const TrainState& state() const { return state_; }
     std::size_t batches_per_epoch() const { return batches_.size(); }
 
