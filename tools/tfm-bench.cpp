@@ -5,6 +5,7 @@
 #include "common/tool.hpp"
 #include "tfm/bench.hpp"
 #include "tfm/bench_attention.hpp"
+#include "tfm/bench_train.hpp"
 #include "tfm/bench_translate.hpp"
 #include "tfm/error.hpp"
 #include "tfm/attention.hpp"
@@ -101,7 +102,32 @@ int main(int argc, char** argv) {
     trc->add_option("--beam", tr_beams, "Beam sizes, e.g. 1,4 (default)");
     add_common(trc, common);
 
+    tfm::TrainBenchOptions tb;
+    CLI::App* trn = app.add_subcommand("train", "Training updates (forward, backward, Adam) of a random model: target tokens/s");
+    trn->add_option("--layers", tb.layers, "Encoder and decoder layers (default 3)")->check(CLI::PositiveNumber);
+    trn->add_option("--d-model", tb.d_model, "D (default 256)")->check(CLI::PositiveNumber);
+    trn->add_option("--heads", tb.heads, "H (default 4)")->check(CLI::PositiveNumber);
+    trn->add_option("--ffn", tb.ffn, "F (default 1024)")->check(CLI::PositiveNumber);
+    trn->add_option("--vocab", tb.vocab, "V (default 8000)")->check(CLI::PositiveNumber);
+    trn->add_option("--pairs", tb.pairs, "Sentence pairs per update (default 128)")->check(CLI::PositiveNumber);
+    trn->add_option("--length", tb.length, "Tokens per sentence (default 16)")->check(CLI::PositiveNumber);
+    trn->add_option("--dropout", tb.dropout, "Dropout (default 0.1)");
+    add_common(trn, common);
+
     return tool.run(argc, argv, [&] {
+        if (trn->parsed()) {
+            double ref = print_header(common);
+            tb.timing = {common.warmup, common.reps, 0.0};
+            auto p = tfm::bench_train(tb);
+            tfm::Table t({"layers", "D", "H", "F", "V", "pairs", "length", "median_s", "target_tokens", "tokens_per_s",
+                          "peak_rss_MiB"});
+            t.add({std::to_string(tb.layers), std::to_string(tb.d_model), std::to_string(tb.heads), std::to_string(tb.ffn),
+                   std::to_string(tb.vocab), std::to_string(tb.pairs), std::to_string(tb.length),
+                   tfm::Table::num(p.timing.median, 3), std::to_string(p.target_tokens), tfm::Table::num(p.tokens_per_s, 1),
+                   tfm::Table::num(p.peak_rss_mib, 0)});
+            emit(common, ref, t);
+            return;
+        }
         if (trc->parsed()) {
             auto beams = tfm::parse_range(tr_beams);
             double ref = print_header(common);

@@ -46,7 +46,10 @@ void feedforward_forward(Mat y, ConstMat x, const FeedForward& ff, Activation a,
 }
 
 void activation_backward(float* dx, const float* dy, const float* x, std::size_t n, Activation a) {
-    for (std::size_t i = 0; i < n; ++i) {
+    constexpr std::size_t kChunk = 1 << 14;
+    parallel_for((n + kChunk - 1) / kChunk, [&](std::size_t c) {
+    const std::size_t first = c * kChunk, last = std::min(n, first + kChunk);
+    for (std::size_t i = first; i < last; ++i) {
         const float v = x[i];
         float d = 0.0f;
         switch (a) {
@@ -66,6 +69,7 @@ void activation_backward(float* dx, const float* dy, const float* x, std::size_t
         }
         dx[i] = dy[i] * d;
     }
+    });
 }
 
 void feedforward_backward(Mat dx, FeedForward& grad, ConstMat dy, ConstMat x, const std::vector<float>& pre_activation,
@@ -75,7 +79,8 @@ void feedforward_backward(Mat dx, FeedForward& grad, ConstMat dy, ConstMat x, co
     // The activated hidden layer again (fc2's input), then d hidden = dy W2, through the activation.
     hidden.assign(pre_activation.begin(), pre_activation.end());
     activation_forward(hidden.data(), n * f, a);
-    std::vector<float> dh(n * f);
+    thread_local std::vector<float> dh;  // scratch kept between calls
+    dh.resize(n * f);
     linear_backward(mat(dh.data(), n, f), grad.fc2, dy, mat(hidden.data(), n, f), ff.fc2);
     activation_backward(dh.data(), dh.data(), pre_activation.data(), n * f, a);
     linear_backward(dx, grad.fc1, mat(dh.data(), n, f), x, ff.fc1);

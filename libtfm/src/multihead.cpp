@@ -136,7 +136,12 @@ void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, Con
                         ConstMat x_v, const MultiHeadSaved& saved, const AttentionOptions& opt,
                         const MultiHeadParams& p) {
     const std::size_t d = x_q.cols, nq = x_q.rows, nk = x_k.rows;
-    std::vector<float> dctx(nq * d), dq(nq * d), dk(nk * d, 0.0f), dv(nk * d, 0.0f);
+    // Scratch kept between calls (per thread): no allocation per layer per batch.
+    thread_local std::vector<float> dctx, dq, dk, dv;
+    dctx.resize(nq * d);
+    dq.assign(nq * d, 0.0f);
+    dk.assign(nk * d, 0.0f);
+    dv.assign(nk * d, 0.0f);
     linear_backward(mat(dctx.data(), nq, d), *grad.out, dy, mat(saved.ctx.data(), nq, d), *p.out);
     std::vector<AttentionGradItem> items;
     for (const SequenceSpan& s : saved.spans)

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tfm/error.hpp"
+#include "tfm/parallel.hpp"
 
 namespace tfm {
 
@@ -38,18 +39,25 @@ double Adam::update(Model& model, Model& grads, double grad_scale) {
     const double b1 = opt_.beta1, b2 = opt_.beta2;
     const double c1 = 1.0 - std::pow(b1, double(step_)), c2 = 1.0 - std::pow(b2, double(step_));
     const float a = float(lr / c1), inv_c2 = float(1.0 / c2), eps = float(opt_.eps);
-    for (std::size_t t = 0; t < params.size(); ++t) {
+    // Elementwise, in chunks over the thread pool (the result does not depend on the split).
+    constexpr std::size_t kChunk = 1 << 15;
+    std::vector<std::pair<std::size_t, std::size_t>> chunks;  // (tensor, first element)
+    for (std::size_t t = 0; t < params.size(); ++t)
+        for (std::size_t i = 0; i < params[t].second; i += kChunk) chunks.push_back({t, i});
+    parallel_for(chunks.size(), [&](std::size_t c) {
+        const auto [t, first] = chunks[c];
+        const std::size_t last = std::min(params[t].second, first + kChunk);
         float* p = params[t].first;
         const float* g = gs[t].first;
         float* m = m_[t].data();
         float* v = v_[t].data();
-        for (std::size_t i = 0; i < params[t].second; ++i) {
+        for (std::size_t i = first; i < last; ++i) {
             const float gi = float(g[i] * scale);
             m[i] = float(b1) * m[i] + float(1.0 - b1) * gi;
             v[i] = float(b2) * v[i] + float(1.0 - b2) * gi * gi;
             p[i] -= a * m[i] / (std::sqrt(v[i] * inv_c2) + eps);
         }
-    }
+    });
     return norm;
 }
 

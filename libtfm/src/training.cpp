@@ -7,6 +7,7 @@
 #include "tfm/embedding.hpp"
 #include "tfm/error.hpp"
 #include "tfm/fast_math.hpp"
+#include "tfm/parallel.hpp"
 #include "tfm/random.hpp"
 
 namespace tfm {
@@ -38,30 +39,40 @@ LossStats smoothed_cross_entropy(ConstMat logits, const std::vector<std::int64_t
     const std::size_t n = logits.rows, v = logits.cols;
     if (labels.size() != n) throw Error("cross-entropy: " + std::to_string(labels.size()) + " labels for " +
                                         std::to_string(n) + " rows");
-    LossStats st;
-    std::vector<float> p(v);
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::int64_t y : labels)
+        if (y != pad_id && (y < 0 || std::size_t(y) >= v))
+            throw Error("label " + std::to_string(y) + " is outside the vocabulary of " + std::to_string(v));
+    // Rows in parallel; per-row sums added in row order afterwards, so the total does not
+    // depend on the thread count.
+    std::vector<double> row_nll(n, 0.0), row_smoothed(n, 0.0);
+    parallel_for(n, [&](std::size_t i) {
+        thread_local std::vector<float> p;
+        p.resize(v);
         float* g = dlogits ? dlogits + i * v : nullptr;
         if (labels[i] == pad_id) {
             if (g) std::fill(g, g + v, 0.0f);
-            continue;
+            return;
         }
-        if (labels[i] < 0 || std::size_t(labels[i]) >= v)
-            throw Error("label " + std::to_string(labels[i]) + " is outside the vocabulary of " + std::to_string(v));
         const float* row = logits.data + i * logits.ld;
         const float mx = max_of(row, v);
         const double lse = double(mx) + std::log(double(exp_shifted(p.data(), row, v, mx)));
         double sum_logp = 0;
         for (std::size_t j = 0; j < v; ++j) sum_logp += double(row[j]) - lse;
         const double logp_y = double(row[labels[i]]) - lse;
-        st.nll += -logp_y;
-        st.smoothed += -((1.0 - epsilon) * logp_y + epsilon / double(v) * sum_logp);
-        ++st.tokens;
+        row_nll[i] = -logp_y;
+        row_smoothed[i] = -((1.0 - epsilon) * logp_y + epsilon / double(v) * sum_logp);
         if (g) {
             const float inv = float(1.0 / std::exp(lse - double(mx)));
             for (std::size_t j = 0; j < v; ++j) g[j] = p[j] * inv - epsilon / float(v);
             g[labels[i]] -= 1.0f - epsilon;
         }
+    });
+    LossStats st;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (labels[i] == pad_id) continue;
+        st.nll += row_nll[i];
+        st.smoothed += row_smoothed[i];
+        ++st.tokens;
     }
     return st;
 }
