@@ -45,33 +45,43 @@ void layernorm_backward(Mat dx, LayerNorm& grad, ConstMat dy, ConstMat x, const 
     if (dy.cols != d || dx.cols != d || dy.rows != x.rows || dx.rows != x.rows || grad.gamma.size() != d)
         throw Error("layer norm backward: shapes do not fit width " + std::to_string(d));
     const float* g = ln.gamma.data();
-    std::vector<double> dgamma(d, 0.0), dbeta(d, 0.0);
-    std::vector<float> xhat(d);
-    for (std::size_t i = 0; i < x.rows; ++i) {
-        const float* xr = x.data + i * x.ld;
-        const float* dyr = dy.data + i * dy.ld;
-        double sum = 0, sq = 0;
-        for (std::size_t j = 0; j < d; ++j) sum += xr[j];
-        const double mean = sum / double(d);
-        for (std::size_t j = 0; j < d; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
-        const double inv = 1.0 / std::sqrt(sq / double(d) + double(ln.eps));
-        double s1 = 0, s2 = 0;  // sum(g dy), sum(g dy xhat)
-        for (std::size_t j = 0; j < d; ++j) {
-            xhat[j] = float((xr[j] - mean) * inv);
-            const double gdy = double(g[j]) * dyr[j];
-            s1 += gdy;
-            s2 += gdy * xhat[j];
-            dgamma[j] += double(dyr[j]) * xhat[j];
-            dbeta[j] += dyr[j];
+    // Row chunks in parallel, each with its own dgamma/dbeta sums, added in chunk order
+    // afterwards: the result does not depend on the thread count.
+    constexpr std::size_t kRows = 64;
+    const std::size_t chunks = (x.rows + kRows - 1) / kRows;
+    std::vector<double> dgamma(chunks * d, 0.0), dbeta(chunks * d, 0.0);
+    parallel_for(chunks, [&](std::size_t c) {
+        thread_local std::vector<float> xhat;
+        xhat.resize(d);
+        double* dg = dgamma.data() + c * d;
+        double* db = dbeta.data() + c * d;
+        for (std::size_t i = c * kRows; i < std::min(x.rows, (c + 1) * kRows); ++i) {
+            const float* xr = x.data + i * x.ld;
+            const float* dyr = dy.data + i * dy.ld;
+            double sum = 0, sq = 0;
+            for (std::size_t j = 0; j < d; ++j) sum += xr[j];
+            const double mean = sum / double(d);
+            for (std::size_t j = 0; j < d; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
+            const double inv = 1.0 / std::sqrt(sq / double(d) + double(ln.eps));
+            double s1 = 0, s2 = 0;  // sum(g dy), sum(g dy xhat)
+            for (std::size_t j = 0; j < d; ++j) {
+                xhat[j] = float((xr[j] - mean) * inv);
+                const double gdy = double(g[j]) * dyr[j];
+                s1 += gdy;
+                s2 += gdy * xhat[j];
+                dg[j] += double(dyr[j]) * xhat[j];
+                db[j] += dyr[j];
+            }
+            float* dxr = dx.data + i * dx.ld;  // may alias dy: dyr[j] is read before dxr[j] is written
+            for (std::size_t j = 0; j < d; ++j)
+                dxr[j] = float(inv * (double(g[j]) * dyr[j] - s1 / double(d) - xhat[j] * s2 / double(d)));
         }
-        float* dxr = dx.data + i * dx.ld;  // may alias dy: dyr is read before dxr[j] is written
-        for (std::size_t j = 0; j < d; ++j)
-            dxr[j] = float(inv * (double(g[j]) * dyr[j] - s1 / double(d) - xhat[j] * s2 / double(d)));
-    }
-    for (std::size_t j = 0; j < d; ++j) {
-        grad.gamma[j] += float(dgamma[j]);
-        grad.beta[j] += float(dbeta[j]);
-    }
+    });
+    for (std::size_t c = 0; c < chunks; ++c)
+        for (std::size_t j = 0; j < d; ++j) {
+            grad.gamma[j] += float(dgamma[c * d + j]);
+            grad.beta[j] += float(dbeta[c * d + j]);
+        }
 }
 
 }  // namespace tfm
