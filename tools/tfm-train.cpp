@@ -32,7 +32,7 @@ bool exists(const std::string& p) {
 struct Flags {
     std::string src, tgt, valid_src, valid_tgt, out, spm;
     std::size_t vocab = 8000, steps = 100000, epochs = 0, save_every = 1000, valid_every = 1000, log_every = 100,
-                keep = 5;
+                keep = 5, average = 0;
     std::uint64_t seed = 1;
     bool resume = false;
     int threads = 0;
@@ -84,6 +84,9 @@ int main(int argc, char** argv) {
     app.add_option("--valid-every", f.valid_every, "Validate every N updates (default 1000)")->check(CLI::PositiveNumber);
     app.add_option("--log-every", f.log_every, "Log every N updates (default 100)")->check(CLI::PositiveNumber);
     app.add_flag("--resume", f.resume, "Continue from the newest checkpoint in the output directory");
+    app.add_option("--average-last", f.average,
+                   "At the end, make the directory's model the mean of the last K checkpoints (the paper: 5)")
+        ->check(CLI::PositiveNumber);
     app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
 
     return tool.run(argc, argv, [&] {
@@ -143,8 +146,19 @@ int main(int argc, char** argv) {
         double tok = 0, secs = 0, loss = 0, nll = 0;
         std::size_t n = 0;
         auto save = [&] { return tfm::save_checkpoint(f.out, model, adam, trainer.state(), f.keep); };
+        const bool terminal = ::isatty(STDERR_FILENO);
+        double total_secs = 0;
+        const std::size_t first_step = trainer.state().step;
         while (trainer.state().step < f.steps && (f.epochs == 0 || trainer.state().epoch < f.epochs)) {
             tfm::StepReport r = trainer.step();
+            total_secs += r.seconds;
+            if (terminal) {  // a progress line, rewritten in place
+                const double per_step = total_secs / double(r.step - first_step);
+                std::fprintf(stderr, "\rtfm-train: step %zu/%zu epoch %zu loss %.3f lr %.2e %.0f tokens/s ETA %.0f min  ",
+                             r.step, f.steps, r.epoch, r.loss.smoothed / double(std::max<std::size_t>(r.loss.tokens, 1)),
+                             r.learning_rate, double(r.loss.tokens) / r.seconds, per_step * double(f.steps - r.step) / 60.0);
+                std::fflush(stderr);
+            }
             tok += double(r.loss.tokens), secs += r.seconds, loss += r.loss.smoothed, nll += r.loss.nll;
             n += r.loss.tokens;
             const bool last = r.step >= f.steps;
@@ -164,6 +178,7 @@ int main(int argc, char** argv) {
                     << fmt("%.2f", std::exp(tn)) << '\t' << fmt("%.3e", r.learning_rate) << '\t'
                     << fmt("%.3f", r.grad_norm) << '\t' << fmt("%.1f", tok / secs) << valid_cols << '\n';
                 log.flush();
+                if (terminal) std::fputc('\n', stderr);
                 tool.info("step " + std::to_string(r.step) + " epoch " + std::to_string(r.epoch) + " loss " +
                           fmt("%.4f", tl) + " ppl " + fmt("%.2f", std::exp(tn)) + " lr " + fmt("%.3e", r.learning_rate) +
                           " " + fmt("%.0f", tok / secs) + " tokens/s");
@@ -177,5 +192,11 @@ int main(int argc, char** argv) {
             }
         }
         if (trainer.state().step % f.save_every != 0) save();
+        if (f.average) {
+            auto last = tfm::latest_checkpoints(f.out, f.average);
+            tfm::save_model(f.out, tfm::average_checkpoints(last));
+            tool.info("the model in " + f.out + " is the mean of the last " + std::to_string(last.size()) +
+                      " checkpoints");
+        }
     });
 }

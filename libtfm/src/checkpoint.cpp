@@ -94,6 +94,36 @@ std::optional<std::string> latest_checkpoint(const std::string& model_dir) {
     return model_dir + "/checkpoints/" + all.back();
 }
 
+std::vector<std::string> latest_checkpoints(const std::string& model_dir, std::size_t count) {
+    auto all = checkpoints(model_dir);
+    std::vector<std::string> out;
+    for (std::size_t i = all.size() > count ? all.size() - count : 0; i < all.size(); ++i)
+        out.push_back(model_dir + "/checkpoints/" + all[i]);
+    return out;
+}
+
+Model average_checkpoints(const std::vector<std::string>& paths) {
+    if (paths.empty()) throw Error("no checkpoints to average");
+    const ModelConfig c = load_config(paths.front() + "/config.json");
+    Model sum = load_model_weights(c, SafeTensors::open(paths.front() + "/model.safetensors"));
+    std::vector<std::pair<float*, std::size_t>> acc;
+    visit_parameters(sum, [&](const std::string&, float* p, std::size_t n) { acc.push_back({p, n}); });
+    for (std::size_t k = 1; k < paths.size(); ++k) {
+        if (config_json(load_config(paths[k] + "/config.json")) != config_json(c))
+            throw Error(paths[k] + ": another architecture than " + paths.front());
+        Model m = load_model_weights(c, SafeTensors::open(paths[k] + "/model.safetensors"));
+        std::size_t t = 0;
+        visit_parameters(m, [&](const std::string&, float* p, std::size_t n) {
+            for (std::size_t i = 0; i < n; ++i) acc[t].first[i] += p[i];
+            ++t;
+        });
+    }
+    const float inv = 1.0f / float(paths.size());
+    for (auto& [p, n] : acc)
+        for (std::size_t i = 0; i < n; ++i) p[i] *= inv;
+    return sum;
+}
+
 void load_checkpoint(const std::string& path, Model& m, Adam& adam, TrainState& st) {
     ModelConfig saved = load_config(path + "/config.json");
     if (config_json(saved) != config_json(m.config))

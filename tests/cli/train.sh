@@ -29,6 +29,15 @@ exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0
 [ "$(grep -c '^[0-9]' copy/metrics.tsv)" -eq 2 ] && ok || fail "metrics.tsv rows: $(cat copy/metrics.tsv)"
 [ -d copy/checkpoints/step-0000000500 ] && [ -d copy/checkpoints/step-0000001000 ] && ok || fail "checkpoints kept"
 
+# Averaging the last checkpoints: the directory's model is their mean (still copies).
+expect_status 0 "--average-last" -- tfm-train --src train.txt --tgt train.txt -o copy --resume --steps 1100 --save-every 50 \
+    --batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0 --average-last 2
+expect_err "the model in copy is the mean of the last 2 checkpoints" "average message"
+expect_status 0 "translate with the averaged model" -- tfm-translate -m copy --beam 1 < test.txt
+exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0 }')
+[ "$exact" -eq 50 ] && ok || fail "averaged model: only $exact of 50 exact"
+cmp -s copy/model.safetensors copy/checkpoints/step-0000001100/model.safetensors && fail "the average equals the last checkpoint" || ok
+
 # Exact resume: 40 steps straight = 20 steps, stop, resume to 40.
 tfm-train --src train.txt --tgt train.txt -o straight "${common[@]}" --steps 40 --save-every 20 --log-every 20 2>/dev/null
 tfm-train --src train.txt --tgt train.txt -o halves "${common[@]}" --steps 20 --save-every 20 --log-every 20 2>/dev/null

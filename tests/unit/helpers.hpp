@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -14,6 +15,18 @@
 #include "tfm/stream.hpp"
 
 namespace tfm_test {
+
+// A temporary directory, removed with everything in it at the end of the scope.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/tfm-test-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        path = tmpl;
+    }
+    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+    std::string file(const std::string& name) const { return path + "/" + name; }
+};
 
 // All records of a stream held in memory.
 inline std::vector<tfm::Record> read_all(std::string bytes) {

@@ -10,19 +10,9 @@
 
 using namespace tfm;
 using tfm_test::error_of;
+using tfm_test::TempDir;
 
 namespace {
-
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/tfm-test-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-    std::string file(const std::string& name) const { return path + "/" + name; }
-};
 
 // A file of header JSON text plus data bytes, as a hostile writer might make it.
 std::string raw_file(const TempDir& dir, const std::string& header, const std::string& data,

@@ -13,20 +13,8 @@
 
 using namespace tfm;
 
-namespace {
-struct Dir {
-    std::string path;
-    Dir() {
-        char tmpl[] = "/tmp/tfm-tok-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl) != nullptr);
-        path = tmpl;
-    }
-    ~Dir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
-}  // namespace
-
 TEST_CASE("tokenizer: SentencePiece ids, or ids mapped through vocab.json") {
-    Dir dir;
+    tfm_test::TempDir dir;
     {
         std::ofstream corpus(dir.path + "/corpus.txt");
         const char* words[] = {"Haus", "Hund", "Katze", "Baum", "rot", "blau", "klein", "groß"};

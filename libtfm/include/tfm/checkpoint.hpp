@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tfm/model.hpp"
 #include "tfm/optimizer.hpp"
@@ -31,5 +32,12 @@ std::optional<std::string> latest_checkpoint(const std::string& model_dir);
 // Loads a checkpoint into m (whose config must match the checkpoint's: another architecture
 // is an error naming the difference), the optimizer and the state.
 void load_checkpoint(const std::string& path, Model& m, Adam& adam, TrainState& st);
+
+// The newest `count` checkpoints of a model directory, oldest first.
+std::vector<std::string> latest_checkpoints(const std::string& model_dir, std::size_t count);
+
+// The element-wise mean of the checkpoints' weights (the paper averages the last 5); all must
+// share the config of the first.
+Model average_checkpoints(const std::vector<std::string>& paths);
 
 }  // namespace tfm
