@@ -65,9 +65,10 @@ int main(int argc, char** argv) {
     vs->needs(vt);
     vt->needs(vs);
     app.add_option("-o,--output", f.out, "Model directory (created; with --resume: continued)")->required();
-    app.add_option("--spm", f.spm, "SentencePiece model (default: train a shared one on --src and --tgt)")
+    auto* spm_flag = app.add_option("--spm", f.spm, "SentencePiece model (default: train a shared one on --src and --tgt)")
         ->check(CLI::ExistingFile);
-    app.add_option("--vocab-size", f.vocab, "Pieces of the trained SentencePiece model (default 8000)");
+    app.add_option("--vocab-size", f.vocab, "Pieces of the trained SentencePiece model (default 8000)")
+        ->excludes(spm_flag)->check(CLI::PositiveNumber);
     tfm::tool::add_arch_flags(app, arch);
     app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(CLI::PositiveNumber);
     app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(CLI::PositiveNumber);
@@ -95,6 +96,8 @@ int main(int argc, char** argv) {
         std::signal(SIGTERM, on_signal);
         const std::string cfg_path = f.out + "/config.json";
         if (f.resume && !exists(cfg_path)) throw tfm::Error(f.out + ": nothing to resume (no config.json)");
+        if (f.resume && (app.count("--spm") || app.count("--vocab-size")))
+            throw tfm::UsageError("--resume keeps the model's tokenizer: --spm and --vocab-size do not apply");
         if (!f.resume && exists(cfg_path))
             throw tfm::UsageError(f.out + " already holds a model: give --resume to continue it, or another -o");
         if (!f.resume) {

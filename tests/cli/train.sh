@@ -8,7 +8,8 @@ awk 'BEGIN { srand(7); split("ka lo mi nu pe ra si tu ve wo xa ze", w, " ");
                  for (j = 0; j < n; j++) s = s (j ? " " : "") w[1 + int(rand() * 12)]; print s } }' > all.txt
 head -2800 all.txt > train.txt
 tail -50 all.txt > test.txt
-common=(--preset tiny --d-model 64 --ffn 128 --vocab-size 40 --batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0)
+arch=(--preset tiny --d-model 64 --ffn 128 --batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0)
+common=("${arch[@]}" --vocab-size 40)
 
 # Learning: exact copies of unseen lines.
 expect_status 0 "train the copy task" -- tfm-train --src train.txt --tgt train.txt -o copy "${common[@]}" --steps 1000 \
@@ -62,21 +63,23 @@ ls stopped/checkpoints | grep -q '^step-' && ok || fail "no checkpoint after SIG
 # Bad input.
 head -10 train.txt > ten.txt
 head -9 train.txt > nine.txt
-expect_status 1 "line counts differ" -- tfm-train --src ten.txt --tgt nine.txt -o bad1 "${common[@]}" --steps 1 --spm copy/source.spm
+expect_status 1 "line counts differ" -- tfm-train --src ten.txt --tgt nine.txt -o bad1 "${arch[@]}" --steps 1 --spm copy/source.spm
 expect_err "ten.txt has 10 lines but nine.txt has 9" "line count message"
 : > empty.txt
-expect_status 1 "empty files" -- tfm-train --src empty.txt --tgt empty.txt -o bad2 "${common[@]}" --steps 1 --spm copy/source.spm
+expect_status 1 "empty files" -- tfm-train --src empty.txt --tgt empty.txt -o bad2 "${arch[@]}" --steps 1 --spm copy/source.spm
 expect_err "empty.txt and empty.txt are empty" "empty message"
 expect_status 2 "an existing model without --resume" -- tfm-train --src train.txt --tgt train.txt -o copy "${common[@]}" --steps 1
 expect_err "copy already holds a model: give --resume" "existing model message"
 expect_status 1 "resume with another architecture" -- tfm-train --src train.txt --tgt train.txt -o copy --resume --preset tiny --d-model 32 --steps 1001
 expect_err "another architecture" "architecture message"
+expect_status 2 "--vocab-size with --spm" -- tfm-train --src train.txt --tgt train.txt -o v1 --spm copy/source.spm --vocab-size 10 --steps 1
+expect_status 2 "--spm with --resume" -- tfm-train --src train.txt --tgt train.txt -o copy --resume --spm copy/source.spm --steps 1101
 expect_status 1 "nothing to resume" -- tfm-train --src train.txt --tgt train.txt -o nowhere --resume --steps 1
 mkdir -p ro && chmod 555 ro
 if [ "$(id -u)" != 0 ]; then
     expect_status 1 "unwritable output" -- tfm-train --src train.txt --tgt train.txt -o ro/m "${common[@]}" --steps 1
 fi
 awk 'NR <= 5 { print } NR == 6 { s = ""; for (i = 0; i < 600; i++) s = s " ka"; print s }' train.txt > long.txt
-expect_status 0 "long lines are skipped and counted" -- tfm-train --src long.txt --tgt long.txt -o longm "${common[@]}" --steps 2 --spm copy/source.spm --max-positions 64
+expect_status 0 "long lines are skipped and counted" -- tfm-train --src long.txt --tgt long.txt -o longm "${arch[@]}" --steps 2 --spm copy/source.spm --max-positions 64
 expect_err "1 pairs longer than 64 tokens and 0 with an empty side skipped, of 6" "skip count"
 finish
