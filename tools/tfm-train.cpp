@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "common/model_flags.hpp"
 #include "common/tool.hpp"
@@ -32,7 +33,7 @@ bool exists(const std::string& p) {
 struct Flags {
     std::string src, tgt, valid_src, valid_tgt, out, spm;
     std::size_t vocab = 8000, steps = 100000, epochs = 0, save_every = 1000, valid_every = 1000, log_every = 100,
-                keep = 5, average = 0;
+                keep = 5, average = 0, patience = 0;
     std::uint64_t seed = 1;
     bool resume = false;
     int threads = 0;
@@ -85,6 +86,9 @@ int main(int argc, char** argv) {
     app.add_option("--valid-every", f.valid_every, "Validate every N updates (default 1000)")->check(CLI::PositiveNumber);
     app.add_option("--log-every", f.log_every, "Log every N updates (default 100)")->check(CLI::PositiveNumber);
     app.add_flag("--resume", f.resume, "Continue from the newest checkpoint in the output directory");
+    app.add_option("--patience", f.patience,
+                   "Stop after this many validations without a better validation loss (default 0: never)")
+        ->needs(vs);
     app.add_option("--average-last", f.average,
                    "At the end, make the directory's model the mean of the last K checkpoints (the paper: 5)")
         ->check(CLI::PositiveNumber);
@@ -150,6 +154,9 @@ int main(int argc, char** argv) {
         std::size_t n = 0;
         auto save = [&] { return tfm::save_checkpoint(f.out, model, adam, trainer.state(), f.keep); };
         const bool terminal = ::isatty(STDERR_FILENO);
+        double best_valid = std::numeric_limits<double>::infinity();
+        std::size_t stale = 0;
+        bool stop_early = false;
         double total_secs = 0;
         const std::size_t first_step = trainer.state().step;
         while (trainer.state().step < f.steps && (f.epochs == 0 || trainer.state().epoch < f.epochs)) {
@@ -174,6 +181,12 @@ int main(int argc, char** argv) {
                              fmt("%.2f", bleu.score);
                 tool.info("step " + std::to_string(r.step) + " validation: loss " + fmt("%.4f", vl) + ", ppl " +
                           fmt("%.2f", std::exp(vn)) + ", BLEU " + fmt("%.2f", bleu.score) + " (greedy)");
+                if (vl < best_valid) {
+                    best_valid = vl;
+                    stale = 0;
+                } else if (f.patience && ++stale >= f.patience) {
+                    stop_early = true;
+                }
             }
             if (r.step % f.log_every == 0 || last || valid_cols != "\t\t\t\t") {
                 const double tl = loss / double(n), tn = nll / double(n);
@@ -188,7 +201,11 @@ int main(int argc, char** argv) {
                 tok = secs = loss = nll = 0;
                 n = 0;
             }
-            if (r.step % f.save_every == 0 || last) save();
+            if (r.step % f.save_every == 0 || last || stop_early) save();
+            if (stop_early) {
+                tool.info("stopping early: " + std::to_string(f.patience) + " validations without improvement");
+                break;
+            }
             if (g_signal) {
                 std::string where = save();
                 throw tfm::Interrupted(int(g_signal), "interrupted: checkpoint saved in " + where);

@@ -39,6 +39,12 @@ exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0
 [ "$exact" -eq 50 ] && ok || fail "averaged model: only $exact of 50 exact"
 cmp -s copy/model.safetensors copy/checkpoints/step-0000001100/model.safetensors && fail "the average equals the last checkpoint" || ok
 
+# Early stopping: with a learning rate of zero nothing improves after the first validation.
+expect_status 0 "--patience" -- tfm-train --src train.txt --tgt train.txt -o patient --preset tiny --spm copy/source.spm \
+    --batch-tokens 512 --lr-factor 0 --steps 100 --valid-src test.txt --valid-tgt test.txt --valid-every 5 --patience 2
+expect_err "stopping early: 2 validations without improvement" "early stop message"
+[ "$(tail -1 patient/metrics.tsv | cut -f1)" = 15 ] && ok || fail "stopped at step $(tail -1 patient/metrics.tsv | cut -f1), expected 15"
+
 # Exact resume: 40 steps straight = 20 steps, stop, resume to 40.
 tfm-train --src train.txt --tgt train.txt -o straight "${common[@]}" --steps 40 --save-every 20 --log-every 20 2>/dev/null
 tfm-train --src train.txt --tgt train.txt -o halves "${common[@]}" --steps 20 --save-every 20 --log-every 20 2>/dev/null
