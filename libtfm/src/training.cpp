@@ -112,113 +112,146 @@ public:
     }
 
 private:
+    // Forward, loss and backward, in the order the data flows.
     LossStats run(const TrainBatch& b) {
-        const Model& model = *m_;
-        const ModelConfig& cfg = model.config;
-        const std::size_t d = cfg.d_model, ns = b.src.batch * b.src.len, nt = b.tgt.batch * b.tgt.len;
-        // ---- forward
-        x_.resize(ns * d), y_.resize(nt * d);
-        std::vector<float>& x = x_;
-        std::vector<float>& y = y_;
-        embed_forward(mat(x.data(), ns, d), b.src, model.encoder_positions, enc_emb_mask_);
-        enc_.resize(model.encoder.size());
-        AttentionOptions eo;
-        eo.heads = cfg.encoder_heads;
-        std::vector<SequenceSpan> enc_spans;
+        ns_ = b.src.batch * b.src.len;
+        nt_ = b.tgt.batch * b.tgt.len;
+        plan_attention(b);
+        encoder_forward(b);
+        decoder_forward(b);
+        LossStats st = loss(b);
+        if (!g_) return st;
+        decoder_backward(b);
+        encoder_backward(b);
+        return st;
+    }
+
+    // Which rows attend to which: spans of the padded batch and the options of each attention.
+    void plan_attention(const TrainBatch& b) {
+        const ModelConfig& cfg = config();
+        enc_opt_ = AttentionOptions{};
+        enc_opt_.heads = cfg.encoder_heads;
+        self_opt_ = cross_opt_ = AttentionOptions{};
+        self_opt_.heads = cross_opt_.heads = cfg.decoder_heads;
+        self_opt_.causal = true;
+        enc_spans_.clear(), self_spans_.clear(), cross_spans_.clear();
         for (std::size_t i = 0; i < b.src.batch; ++i)
-            enc_spans.push_back({i * b.src.len, b.src.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
-        Mat xm = mat(x.data(), ns, d);
+            enc_spans_.push_back({i * b.src.len, b.src.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
+        for (std::size_t i = 0; i < b.tgt.batch; ++i) {
+            self_spans_.push_back({i * b.tgt.len, b.tgt.len, i * b.tgt.len, b.tgt.len, b.tgt.len, nullptr});
+            cross_spans_.push_back({i * b.tgt.len, b.tgt.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
+        }
+    }
+
+    Mat memory() { return mat(x_.data(), ns_, config().d_model); }
+    Mat decoder_states() { return mat(y_.data(), nt_, config().d_model); }
+
+    void encoder_forward(const TrainBatch& b) {
+        const Model& model = *m_;
+        x_.resize(ns_ * config().d_model);
+        Mat x = memory();
+        embed_forward(x, b.src, model.encoder_positions, enc_emb_mask_);
+        enc_.resize(model.encoder.size());
         for (std::size_t l = 0; l < model.encoder.size(); ++l) {
             const EncoderLayer& L = model.encoder[l];
             EncoderTrace& t = enc_[l];
-            sublayer_forward(xm, L.self_attn_ln, t.att, [&](Mat out, ConstMat in) {
-                multihead_forward_train(out, in, in, in, enc_spans, eo, L.self_attn, t.mha);
+            sublayer_forward(x, L.self_attn_ln, t.att, [&](Mat out, ConstMat in) {
+                multihead_forward_train(out, in, in, in, enc_spans_, enc_opt_, L.self_attn, t.mha);
             });
-            sublayer_forward(xm, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
-                feedforward_forward(out, in, L.ffn, cfg.activation, hidden_, &t.pre_act);
+            sublayer_forward(x, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
+                feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.pre_act);
             });
         }
-        if (model.encoder_final_ln) final_forward(xm, *model.encoder_final_ln, enc_final_in_);
-        ConstMat memory = xm;
+        if (model.encoder_final_ln) final_forward(x, *model.encoder_final_ln, enc_final_in_);
+    }
 
-        embed_forward(mat(y.data(), nt, d), b.tgt, model.decoder_positions, dec_emb_mask_);
+    void decoder_forward(const TrainBatch& b) {
+        const Model& model = *m_;
+        y_.resize(nt_ * config().d_model);
+        Mat y = decoder_states();
+        ConstMat mem = memory();
+        embed_forward(y, b.tgt, model.decoder_positions, dec_emb_mask_);
         dec_.resize(model.decoder.size());
-        AttentionOptions so, co;
-        so.heads = co.heads = cfg.decoder_heads;
-        so.causal = true;
-        std::vector<SequenceSpan> self_spans, cross_spans;
-        for (std::size_t i = 0; i < b.tgt.batch; ++i) {
-            self_spans.push_back({i * b.tgt.len, b.tgt.len, i * b.tgt.len, b.tgt.len, b.tgt.len, nullptr});
-            cross_spans.push_back({i * b.tgt.len, b.tgt.len, i * b.src.len, b.src.len, b.src.lengths[i], nullptr});
-        }
-        Mat ym = mat(y.data(), nt, d);
         for (std::size_t l = 0; l < model.decoder.size(); ++l) {
             const DecoderLayer& L = model.decoder[l];
             DecoderTrace& t = dec_[l];
-            sublayer_forward(ym, L.self_attn_ln, t.self, [&](Mat out, ConstMat in) {
-                multihead_forward_train(out, in, in, in, self_spans, so, L.self_attn, t.self_mha);
+            sublayer_forward(y, L.self_attn_ln, t.self, [&](Mat out, ConstMat in) {
+                multihead_forward_train(out, in, in, in, self_spans_, self_opt_, L.self_attn, t.self_mha);
             });
-            sublayer_forward(ym, L.cross_attn_ln, t.cross, [&](Mat out, ConstMat in) {
-                multihead_forward_train(out, in, memory, memory, cross_spans, co, L.cross_attn, t.cross_mha);
+            sublayer_forward(y, L.cross_attn_ln, t.cross, [&](Mat out, ConstMat in) {
+                multihead_forward_train(out, in, mem, mem, cross_spans_, cross_opt_, L.cross_attn, t.cross_mha);
             });
-            sublayer_forward(ym, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
-                feedforward_forward(out, in, L.ffn, cfg.activation, hidden_, &t.pre_act);
+            sublayer_forward(y, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
+                feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.pre_act);
             });
         }
-        if (model.decoder_final_ln) final_forward(ym, *model.decoder_final_ln, dec_final_in_);
-        const std::size_t v = cfg.vocab_size;
-        logits_.resize(nt * v);
-        std::vector<float>& logits = logits_;
-        output_logits(mat(logits.data(), nt, v), ym, model);
-        dlogits_.resize(g_ ? nt * v : 0);
-        std::vector<float>& dlogits = dlogits_;
-        LossStats st = smoothed_cross_entropy(mat(logits.data(), nt, v), b.labels, cfg.pad_id, opt_.label_smoothing,
-                                              g_ ? dlogits.data() : nullptr);
-        if (!g_) return st;
+        if (model.decoder_final_ln) final_forward(y, *model.decoder_final_ln, dec_final_in_);
+    }
 
-        // ---- backward
+    // logits [Nt,V] and, when training, d loss / d logits.
+    LossStats loss(const TrainBatch& b) {
+        const std::size_t v = config().vocab_size;
+        logits_.resize(nt_ * v);
+        output_logits(mat(logits_.data(), nt_, v), decoder_states(), *m_);
+        dlogits_.resize(g_ ? nt_ * v : 0);
+        return smoothed_cross_entropy(mat(logits_.data(), nt_, v), b.labels, config().pad_id, opt_.label_smoothing,
+                                      g_ ? dlogits_.data() : nullptr);
+    }
+
+    // From d logits through the output projection and the decoder; fills dmem_.
+    void decoder_backward(const TrainBatch& b) {
+        const Model& model = *m_;
+        const ModelConfig& cfg = config();
         Model& g = *g_;
-        dy_.resize(nt * d);
-        std::vector<float>& dy = dy_;
+        const std::size_t d = cfg.d_model, v = cfg.vocab_size;
+        dy_.resize(nt_ * d);
+        Mat dy = mat(dy_.data(), nt_, d);
+        ConstMat dlogits = mat(dlogits_.data(), nt_, v);
         const auto& w_out = model.output_weight();
         auto& gw_out = cfg.tie_word_embeddings ? g.shared : g.lm_head;
-        gemm(mat(dy.data(), nt, d), mat(dlogits.data(), nt, v), Op::N, mat(w_out.data(), v, d), Op::N);
-        gemm(mat(gw_out.data(), v, d), mat(dlogits.data(), nt, v), Op::T, ym, Op::N, 1.0f, 1.0f);
-        for (std::size_t i = 0; i < nt; ++i)
-            for (std::size_t j = 0; j < v; ++j) g.final_logits_bias[j] += dlogits[i * v + j];
-        Mat dym = mat(dy.data(), nt, d);
-        if (model.decoder_final_ln) final_backward(dym, *model.decoder_final_ln, *g.decoder_final_ln, dec_final_in_);
-        dmem_.assign(ns * d, 0.0f);
-        Mat dmm = mat(dmem_.data(), ns, d);
+        gemm(dy, dlogits, Op::N, mat(w_out.data(), v, d), Op::N);
+        gemm(mat(gw_out.data(), v, d), dlogits, Op::T, decoder_states(), Op::N, 1.0f, 1.0f);
+        for (std::size_t i = 0; i < nt_; ++i)
+            for (std::size_t j = 0; j < v; ++j) g.final_logits_bias[j] += dlogits_[i * v + j];
+        if (model.decoder_final_ln) final_backward(dy, *model.decoder_final_ln, *g.decoder_final_ln, dec_final_in_);
+        dmem_.assign(ns_ * d, 0.0f);
+        Mat dmem = mat(dmem_.data(), ns_, d);
+        ConstMat mem = memory();
         for (std::size_t l = model.decoder.size(); l-- > 0;) {
             const DecoderLayer& L = model.decoder[l];
             DecoderLayer& G = g.decoder[l];
             DecoderTrace& t = dec_[l];
-            sublayer_backward(dym, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
+            sublayer_backward(dy, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
                 feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, cfg.activation, hidden_);
             });
-            sublayer_backward(dym, L.cross_attn_ln, G.cross_attn_ln, t.cross, [&](Mat din, ConstMat dout, ConstMat in) {
-                multihead_backward(din, dmm, dmm, G.cross_attn, dout, in, memory, memory, t.cross_mha, co, L.cross_attn);
+            sublayer_backward(dy, L.cross_attn_ln, G.cross_attn_ln, t.cross, [&](Mat din, ConstMat dout, ConstMat in) {
+                multihead_backward(din, dmem, dmem, G.cross_attn, dout, in, mem, mem, t.cross_mha, cross_opt_, L.cross_attn);
             });
-            sublayer_backward(dym, L.self_attn_ln, G.self_attn_ln, t.self, [&](Mat din, ConstMat dout, ConstMat in) {
-                multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.self_mha, so, L.self_attn);
+            sublayer_backward(dy, L.self_attn_ln, G.self_attn_ln, t.self, [&](Mat din, ConstMat dout, ConstMat in) {
+                multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.self_mha, self_opt_, L.self_attn);
             });
         }
-        embed_backward(dym, b.tgt, dec_emb_mask_, g.decoder_positions);
-        if (model.encoder_final_ln) final_backward(dmm, *model.encoder_final_ln, *g.encoder_final_ln, enc_final_in_);
+        embed_backward(dy, b.tgt, dec_emb_mask_, g.decoder_positions);
+    }
+
+    // From dmem_ through the encoder.
+    void encoder_backward(const TrainBatch& b) {
+        const Model& model = *m_;
+        Model& g = *g_;
+        Mat dmem = mat(dmem_.data(), ns_, config().d_model);
+        if (model.encoder_final_ln) final_backward(dmem, *model.encoder_final_ln, *g.encoder_final_ln, enc_final_in_);
         for (std::size_t l = model.encoder.size(); l-- > 0;) {
             const EncoderLayer& L = model.encoder[l];
             EncoderLayer& G = g.encoder[l];
             EncoderTrace& t = enc_[l];
-            sublayer_backward(dmm, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
-                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, cfg.activation, hidden_);
+            sublayer_backward(dmem, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
+                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, config().activation, hidden_);
             });
-            sublayer_backward(dmm, L.self_attn_ln, G.self_attn_ln, t.att, [&](Mat din, ConstMat dout, ConstMat in) {
-                multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, eo, L.self_attn);
+            sublayer_backward(dmem, L.self_attn_ln, G.self_attn_ln, t.att, [&](Mat din, ConstMat dout, ConstMat in) {
+                multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, enc_opt_, L.self_attn);
             });
         }
-        embed_backward(dmm, b.src, enc_emb_mask_, g.encoder_positions);
-        return st;
+        embed_backward(dmem, b.src, enc_emb_mask_, g.encoder_positions);
     }
 
     const Model* m_ = nullptr;
@@ -228,7 +261,10 @@ private:
     std::vector<EncoderTrace> enc_;
     std::vector<DecoderTrace> dec_;
     std::vector<float> enc_emb_mask_, dec_emb_mask_, enc_final_in_, dec_final_in_, hidden_;
-    std::vector<float> x_, y_, logits_, dlogits_, dy_, dmem_, out_, dout_, din_;
+    std::vector<float> x_, y_, logits_, dlogits_, dy_, dmem_, out_, dout_, din_;  // [Ns,D] [Nt,D] [Nt,V] ...
+    std::size_t ns_ = 0, nt_ = 0;  // rows of the padded source and target batches
+    AttentionOptions enc_opt_, self_opt_, cross_opt_;
+    std::vector<SequenceSpan> enc_spans_, self_spans_, cross_spans_;
     const ModelConfig& config() const { return m_->config; }
 
     bool dropping() const { return g_ && opt_.dropout > 0.0f; }
