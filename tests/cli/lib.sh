@@ -54,3 +54,10 @@ npy_preamble() {
     printf "\\$(printf %03o $((len % 256)))\\$(printf %03o $((len / 256)))"
     printf '%s%*s\n' "$dict" "$pad" ""
 }
+
+# copy_corpus N: N lines of 3 to 7 words drawn from twelve, the same every time.
+copy_corpus() {
+    awk -v n="$1" 'BEGIN { srand(7); split("ka lo mi nu pe ra si tu ve wo xa ze", w, " ");
+        for (i = 0; i < n; i++) { k = 3 + int(rand() * 5); s = "";
+            for (j = 0; j < k; j++) s = s (j ? " " : "") w[1 + int(rand() * 12)]; print s } }'
+}

@@ -3,9 +3,7 @@
 # greedy translation of held-out lines is exact; a resumed run ends with the same weights as
 # an uninterrupted one; SIGINT saves a checkpoint; bad input is refused clearly.
 . "$(dirname "$0")/lib.sh"
-awk 'BEGIN { srand(7); split("ka lo mi nu pe ra si tu ve wo xa ze", w, " ");
-             for (i = 0; i < 3000; i++) { n = 3 + int(rand() * 5); s = "";
-                 for (j = 0; j < n; j++) s = s (j ? " " : "") w[1 + int(rand() * 12)]; print s } }' > all.txt
+copy_corpus 3000 > all.txt
 head -2800 all.txt > train.txt
 tail -50 all.txt > test.txt
 arch=(--preset tiny --d-model 64 --ffn 128 --batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0)
