@@ -140,8 +140,6 @@ DecoderState::DecoderState(const Model& m, const xt::xtensor<float, 2>& memory, 
 DecoderState::~DecoderState() = default;
 
 std::size_t DecoderState::vocab() const { return impl_->m.config.vocab_size; }
-std::size_t DecoderState::rows() const { return impl_->source.size(); }
-std::size_t DecoderState::steps_taken() const { return impl_->steps; }
 
 void DecoderState::step(const std::vector<std::int64_t>& tokens, Mat logprobs) {
     Impl& s = *impl_;

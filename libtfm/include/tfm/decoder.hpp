@@ -45,9 +45,6 @@ public:
     void step(const std::vector<std::int64_t>& tokens, Mat logprobs) override;
     void select(const std::vector<std::size_t>& rows) override;
 
-    std::size_t rows() const;
-    std::size_t steps_taken() const;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -36,7 +36,6 @@ public:
     // Corpus BLEU of greedy translations of the sources against the references.
     Bleu evaluate_bleu(const Corpus& valid, const Tokenizer& tok);
     const TrainState& state() const { return state_; }
-    std::size_t batches_per_epoch() const { return batches_.size(); }
 
 private:
     Model& model_;
