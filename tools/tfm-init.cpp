@@ -15,15 +15,20 @@ int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-init", "Create a randomly initialised Transformer model directory.",
         "  tfm-init -o model --preset base --train-spm corpus.de corpus.en --vocab-size 8000\n"
         "  tfm-init -o tiny --preset tiny --spm existing.model --seed 7\n"
+        "  tfm-init -o sep --preset small --spm de.model en.model     # separate vocabularies\n"
         "  echo 'ein Haus' | tfm-translate -m model     # runs (untrained: the output is noise)\n");
     CLI::App& app = tool.app();
-    std::string out, spm;
+    std::string out;
+    std::vector<std::string> spm;
     std::vector<std::string> texts;
     std::uint64_t seed = 1;
     tfm::SpmTrainOptions spm_opt;
     tfm::tool::ArchFlags arch;
     app.add_option("-o,--output", out, "Model directory to create")->required();
-    auto* spm_opt_flag = app.add_option("--spm", spm, "SentencePiece model to use")->check(CLI::ExistingFile);
+    auto* spm_opt_flag = app.add_option("--spm", spm,
+                                        "SentencePiece model to share, or a source and a target model (separate "
+                                        "vocabularies and embeddings)")
+        ->expected(1, 2)->check(CLI::ExistingFile);
     auto* train_flag = app.add_option("--train-spm", texts, "Train a SentencePiece model on these text files (gzip ok)")
         ->check(CLI::ExistingFile);
     spm_opt_flag->excludes(train_flag);
@@ -37,12 +42,13 @@ int main(int argc, char** argv) {
         if (spm.empty() && texts.empty()) throw tfm::UsageError("give --spm MODEL or --train-spm TEXT...");
         if (::mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) throw tfm::Error(out + ": " + std::strerror(errno));
         if (!texts.empty()) {
-            spm = out + "/spm.tmp.model";
-            tfm::train_sentencepiece(texts, spm, spm_opt);
+            spm = {out + "/spm.tmp.model"};
+            tfm::train_sentencepiece(texts, spm[0], spm_opt);
         }
-        tfm::ModelConfig c = tfm::tool::config_from_flags(arch, tfm::spm_info(spm), spm);
-        tfm::install_spm(out, spm);
-        if (!texts.empty()) std::remove(spm.c_str());
+        const tfm::tool::SpmChoice choice{spm.front(), spm.back(), spm.size() == 1};
+        tfm::ModelConfig c = tfm::tool::config_from_flags(arch, choice);
+        tfm::install_spm(out, choice.source, choice.target);
+        if (!texts.empty()) std::remove(spm[0].c_str());
         tfm::save_model(out, tfm::random_model(c, seed));
     });
 }

@@ -31,11 +31,12 @@ bool exists(const std::string& p) {
 }
 
 struct Flags {
-    std::string src, tgt, valid_src, valid_tgt, out, spm;
+    std::string src, tgt, valid_src, valid_tgt, out;
+    std::vector<std::string> spm;
     std::size_t vocab = 8000, steps = 100000, epochs = 0, save_every = 1000, valid_every = 1000, log_every = 100,
                 keep = 5, average = 0, patience = 0;
     std::uint64_t seed = 1;
-    bool resume = false;
+    bool resume = false, separate = false;
     int threads = 0;
 };
 
@@ -66,10 +67,15 @@ int main(int argc, char** argv) {
     vs->needs(vt);
     vt->needs(vs);
     app.add_option("-o,--output", f.out, "Model directory (created; with --resume: continued)")->required();
-    auto* spm_flag = app.add_option("--spm", f.spm, "SentencePiece model (default: train a shared one on --src and --tgt)")
-        ->check(CLI::ExistingFile);
-    app.add_option("--vocab-size", f.vocab, "Pieces of the trained SentencePiece model (default 8000)")
+    auto* spm_flag = app.add_option("--spm", f.spm,
+                                    "SentencePiece model to share, or a source and a target model (default: train "
+                                    "one shared model on --src and --tgt)")
+        ->expected(1, 2)->check(CLI::ExistingFile);
+    app.add_option("--vocab-size", f.vocab, "Pieces of each trained SentencePiece model (default 8000)")
         ->excludes(spm_flag)->check(CLI::PositiveNumber);
+    app.add_flag("--separate-vocab", f.separate,
+                 "Train one SentencePiece model per side: separate source and target vocabularies and embeddings")
+        ->excludes(spm_flag);
     tfm::tool::add_arch_flags(app, arch);
     app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(CLI::PositiveNumber);
     app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(CLI::PositiveNumber);
@@ -100,29 +106,42 @@ int main(int argc, char** argv) {
         std::signal(SIGTERM, on_signal);
         const std::string cfg_path = f.out + "/config.json";
         if (f.resume && !exists(cfg_path)) throw tfm::Error(f.out + ": nothing to resume (no config.json)");
-        if (f.resume && (app.count("--spm") || app.count("--vocab-size")))
-            throw tfm::UsageError("--resume keeps the model's tokenizer: --spm and --vocab-size do not apply");
+        if (f.resume && (app.count("--spm") || app.count("--vocab-size") || f.separate))
+            throw tfm::UsageError("--resume keeps the model's tokenizer: --spm, --vocab-size and --separate-vocab do "
+                                  "not apply");
         if (!f.resume && exists(cfg_path))
             throw tfm::UsageError(f.out + " already holds a model: give --resume to continue it, or another -o");
         if (!f.resume) {
             if (::mkdir(f.out.c_str(), 0755) != 0 && errno != EEXIST) throw tfm::Error(f.out + ": " + std::strerror(errno));
-            std::string spm = f.spm;
-            if (spm.empty()) {
-                spm = f.out + "/spm.tmp.model";
+            tfm::tool::SpmChoice spm;
+            if (f.spm.empty()) {
                 tfm::SpmTrainOptions so;
                 so.vocab_size = f.vocab;
                 so.seed = f.seed;
-                tfm::train_sentencepiece({f.src, f.tgt}, spm, so);
+                spm = {f.out + "/spm.src.tmp.model", f.out + "/spm.tgt.tmp.model", !f.separate};
+                if (f.separate) {
+                    tfm::train_sentencepiece({f.src}, spm.source, so);
+                    tfm::train_sentencepiece({f.tgt}, spm.target, so);
+                } else {
+                    spm.target = spm.source;
+                    tfm::train_sentencepiece({f.src, f.tgt}, spm.source, so);
+                }
+            } else {
+                spm = {f.spm.front(), f.spm.back(), f.spm.size() == 1};
             }
-            tfm::ModelConfig c = tfm::tool::config_from_flags(arch, tfm::spm_info(spm), spm);
-            tfm::install_spm(f.out, spm);
-            if (f.spm.empty()) std::remove(spm.c_str());
+            tfm::ModelConfig c = tfm::tool::config_from_flags(arch, spm);
+            tfm::install_spm(f.out, spm.source, spm.target);
+            if (f.spm.empty()) {
+                std::remove(spm.source.c_str());
+                std::remove(spm.target.c_str());
+            }
             tfm::save_model(f.out, tfm::random_model(c, f.seed));
         }
         tfm::ModelDir md = tfm::load_model_dir(f.out);
         tfm::Model& model = md.model;
         if (f.resume && tfm::tool::arch_flags_given(app)) {
-            tfm::ModelConfig asked = tfm::tool::config_from_flags(arch, tfm::spm_info(f.out + "/source.spm"), f.out);
+            const tfm::tool::SpmChoice spm{f.out + "/source.spm", f.out + "/target.spm", model.config.share_embeddings};
+            tfm::ModelConfig asked = tfm::tool::config_from_flags(arch, spm);
             if (tfm::config_json(asked) != tfm::config_json(model.config))
                 throw tfm::Error(f.out + " holds a model of another architecture than the flags ask for");
         }
@@ -136,14 +155,18 @@ int main(int argc, char** argv) {
                 tool.info("resuming from " + *ck + " at step " + std::to_string(state.step));
             }
         }
-        tfm::Corpus train = tfm::load_parallel(f.src, f.tgt, md.tokenizer, md.tokenizer, model.config.max_positions);
+        tfm::Corpus train = tfm::load_parallel(f.src, f.tgt, md.tokenizer, model.config.max_positions);
         if (train.skipped_long || train.skipped_empty)
             tool.warn(std::to_string(train.skipped_long) + " pairs longer than " +
                       std::to_string(model.config.max_positions) + " tokens and " + std::to_string(train.skipped_empty) +
                       " with an empty side skipped, of " + std::to_string(train.lines));
+        std::size_t target_tokens = 0;
+        for (const auto& p : train.pairs) target_tokens += p.tgt.size() + 1;
+        tool.info(std::to_string(train.pairs.size()) + " sentence pairs, " + std::to_string(target_tokens) +
+                  " target tokens per epoch");
         std::optional<tfm::Corpus> valid;
         if (!f.valid_src.empty())
-            valid = tfm::load_parallel(f.valid_src, f.valid_tgt, md.tokenizer, md.tokenizer, model.config.max_positions);
+            valid = tfm::load_parallel(f.valid_src, f.valid_tgt, md.tokenizer, model.config.max_positions);
         tfm::Trainer trainer(model, train, to, adam, state);
         const std::string log_path = f.out + "/metrics.tsv";
         const bool new_log = !exists(log_path);

@@ -1,5 +1,6 @@
 #include "tfm/config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -96,8 +97,9 @@ ModelConfig load_config(const std::string& path) {
     c.eos_id = required<std::int64_t>(j, "eos_token_id", path);
     c.decoder_start_id = required<std::int64_t>(j, "decoder_start_token_id", path);
     c.tie_word_embeddings = optional<bool>(j, "tie_word_embeddings", true, path);
-    if (!optional<bool>(j, "share_encoder_decoder_embeddings", true, path))
-        throw Error(path + ": separate encoder and decoder embeddings are not supported");
+    c.share_embeddings = optional<bool>(j, "share_encoder_decoder_embeddings", true, path);
+    if (j.contains("decoder_vocab_size") && !j.at("decoder_vocab_size").is_null())
+        c.decoder_vocab_size = size_key(j, "decoder_vocab_size", path);
     c.dropout = optional<float>(j, "dropout", 0.1f, path);
     c.attention_dropout = optional<float>(j, "attention_dropout", 0.0f, path);
     c.activation_dropout = optional<float>(j, "activation_dropout", 0.0f, path);
@@ -127,10 +129,14 @@ void validate_config(const ModelConfig& c) {
     };
     heads(c.d_model, c.encoder_heads, "encoder_attention_heads");
     heads(c.d_model, c.decoder_heads, "decoder_attention_heads");
+    if (c.share_embeddings && c.target_vocab() != c.vocab_size)
+        throw Error("share_encoder_decoder_embeddings needs decoder_vocab_size=" + std::to_string(c.target_vocab()) +
+                    " equal to vocab_size=" + std::to_string(c.vocab_size));
     auto id = [&](std::int64_t v, const char* key) {
-        if (v < 0 || std::size_t(v) >= c.vocab_size)
+        const std::size_t n = std::min(c.source_vocab(), c.target_vocab());
+        if (v < 0 || std::size_t(v) >= n)
             throw Error(std::string(key) + "=" + std::to_string(v) + " is outside the vocabulary of " +
-                        std::to_string(c.vocab_size));
+                        std::to_string(n));
     };
     id(c.pad_id, "pad_token_id");
     id(c.eos_id, "eos_token_id");
@@ -156,7 +162,8 @@ std::string config_json(const ModelConfig& c) {
     j["activation_function"] = activation_name(c.activation);
     j["scale_embedding"] = c.scale_embedding;
     j["tie_word_embeddings"] = c.tie_word_embeddings;
-    j["share_encoder_decoder_embeddings"] = true;
+    j["share_encoder_decoder_embeddings"] = c.share_embeddings;
+    j["decoder_vocab_size"] = c.target_vocab();
     j["pad_token_id"] = c.pad_id;
     j["eos_token_id"] = c.eos_id;
     j["decoder_start_token_id"] = c.decoder_start_id;

@@ -9,8 +9,8 @@
 
 namespace tfm {
 
-Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, const Tokenizer& src_tok,
-                     const Tokenizer& tgt_tok, std::size_t max_len) {
+Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, const Tokenizer& tok,
+                     std::size_t max_len) {
     LineReader src(src_path), tgt(tgt_path);
     Corpus c;
     std::string a, b;
@@ -25,7 +25,7 @@ Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, c
                         std::to_string(nb) + ": the files must be line-aligned");
         }
         ++c.lines;
-        SentencePair p{src_tok.encode(a), tgt_tok.encode(b), b};
+        SentencePair p{tok.encode(a), tok.encode_target(b), b};
         p.tgt.pop_back();  // eos becomes the last label, not an input
         if (p.src.size() <= 1 || p.tgt.empty()) {
             ++c.skipped_empty;

@@ -89,8 +89,8 @@ void decoder_forward(xt::xtensor<float, 2>& logits, const Model& m, const TokenB
         [&](std::size_t l, Mat out, ConstMat in) {
             multihead_forward(out, in, mem, mem, cross_spans, cross_opt, m.decoder[l].cross_attn, ws.attn);
         });
-    logits = xt::xtensor<float, 2>::from_shape({n, c.vocab_size});
-    output_logits(mat(logits.data(), n, c.vocab_size), mat(x.data(), n, d), m);
+    logits = xt::xtensor<float, 2>::from_shape({n, c.target_vocab()});
+    output_logits(mat(logits.data(), n, c.target_vocab()), mat(x.data(), n, d), m);
 }
 
 struct DecoderState::Impl {
@@ -139,14 +139,14 @@ DecoderState::DecoderState(const Model& m, const xt::xtensor<float, 2>& memory, 
 
 DecoderState::~DecoderState() = default;
 
-std::size_t DecoderState::vocab() const { return impl_->m.config.vocab_size; }
+std::size_t DecoderState::vocab() const { return impl_->m.config.target_vocab(); }
 
 void DecoderState::step(const std::vector<std::int64_t>& tokens, Mat logprobs) {
     Impl& s = *impl_;
     const Model& m = s.m;
     const ModelConfig& c = m.config;
     const std::size_t n = s.source.size(), d = s.d, t = s.steps;
-    if (tokens.size() != n || logprobs.rows != n || logprobs.cols != c.vocab_size)
+    if (tokens.size() != n || logprobs.rows != n || logprobs.cols != c.target_vocab())
         throw Error("decoder step: " + std::to_string(tokens.size()) + " tokens for " + std::to_string(n) + " rows");
     if (t >= s.cap) throw Error("decoder step: more than the " + std::to_string(s.cap) + " steps planned");
     s.x.resize(n * d);

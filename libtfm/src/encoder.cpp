@@ -27,7 +27,7 @@ void encoder_forward(xt::xtensor<float, 2>& memory, const Model& m, const TokenB
     Mat x = mat(memory.data(), n, d);
     std::vector<std::size_t> positions(n);
     for (std::size_t i = 0; i < n; ++i) positions[i] = i % std::max<std::size_t>(s, 1);
-    embed(x, src.ids.data(), positions.data(), m.shared, m.encoder_positions, c.embed_scale());
+    embed(x, src.ids.data(), positions.data(), m.source_embedding(), m.encoder_positions, c.embed_scale());
 
     AttentionOptions opt;
     opt.heads = c.encoder_heads;

@@ -15,9 +15,14 @@ namespace {
 template <class M, class F>
 void walk(M& m, F&& visit) {
     const ModelConfig& c = m.config;
-    const std::size_t d = c.d_model, v = c.vocab_size;
-    visit("model.shared.weight", m.shared, Shape{v, d});
-    if (!c.tie_word_embeddings) visit("lm_head.weight", m.lm_head, Shape{v, d});
+    const std::size_t d = c.d_model, vt = c.target_vocab();
+    if (c.share_embeddings) {
+        visit("model.shared.weight", m.shared, Shape{vt, d});
+    } else {
+        visit("model.encoder.embed_tokens.weight", m.source_embed, Shape{c.source_vocab(), d});
+        visit("model.decoder.embed_tokens.weight", m.shared, Shape{vt, d});
+    }
+    if (!c.tie_word_embeddings) visit("lm_head.weight", m.lm_head, Shape{vt, d});
     if (c.positions == PositionKind::Learned) {
         visit("model.encoder.embed_positions.weight", m.encoder_positions, Shape{c.max_positions, d});
         visit("model.decoder.embed_positions.weight", m.decoder_positions, Shape{c.max_positions, d});
@@ -92,7 +97,7 @@ Model skeleton(const ModelConfig& c) {
     for (auto& e : m.decoder) e.self_attn_ln.eps = e.cross_attn_ln.eps = e.final_ln.eps = c.layer_norm_eps;
     if (m.encoder_final_ln) m.encoder_final_ln->eps = m.decoder_final_ln->eps = c.layer_norm_eps;
     walk(m, [](const std::string&, auto& t, const Shape& shape) { allocate(t, shape); });
-    m.final_logits_bias = xt::zeros<float>({c.vocab_size});
+    m.final_logits_bias = xt::zeros<float>({c.target_vocab()});
     if (c.positions != PositionKind::Learned) {
         PeOptions opt;
         opt.layout = c.positions == PositionKind::SinusoidalHalves ? PeLayout::Halves : PeLayout::Interleaved;
@@ -110,7 +115,8 @@ Model random_model(const ModelConfig& c, std::uint64_t seed) {
     walk(m, [&](const std::string& name, auto& t, const Shape& shape) {
         float* p = t.data();
         const std::size_t n = t.size();
-        if (name == "model.shared.weight" || name == "lm_head.weight" || ends_with(name, "embed_positions.weight")) {
+        if (name == "model.shared.weight" || name == "lm_head.weight" || ends_with(name, "embed_tokens.weight") ||
+            ends_with(name, "embed_positions.weight")) {
             const float sd = ends_with(name, "embed_positions.weight") ? 0.02f : embed_std;
             for (std::size_t i = 0; i < n; ++i) {  // Box-Muller normal
                 float u1 = std::max(rng.uniform(), 1e-12f), u2 = rng.uniform();
@@ -124,7 +130,10 @@ Model random_model(const ModelConfig& c, std::uint64_t seed) {
             xavier_uniform(p, shape[0], shape[1], rng);
         }
     });
-    for (std::size_t j = 0; j < c.d_model; ++j) m.shared(std::size_t(c.pad_id), j) = 0.0f;  // pad embeds to 0
+    for (std::size_t j = 0; j < c.d_model; ++j) {  // pad embeds to 0
+        m.shared(std::size_t(c.pad_id), j) = 0.0f;
+        m.source_embedding()(std::size_t(c.pad_id), j) = 0.0f;
+    }
     return m;
 }
 
@@ -136,9 +145,9 @@ Model load_model_weights(const ModelConfig& c, const SafeTensors& file) {
     });
     if (file.contains("final_logits_bias")) {
         FloatArray b = file.get("final_logits_bias");
-        if (b.size() != c.vocab_size)
+        if (b.size() != c.target_vocab())
             throw Error(file.path() + ": tensor 'final_logits_bias' has shape " + shape_of(b) + ", expected [1," +
-                        std::to_string(c.vocab_size) + "]");
+                        std::to_string(c.target_vocab()) + "]");
         std::copy(b.data(), b.data() + b.size(), m.final_logits_bias.data());
     }
     return m;
@@ -160,7 +169,7 @@ void save_model_weights(const std::string& path, const Model& m) {
     walk(m, [&](const std::string& name, const auto& t, const Shape& shape) {
         tensors.push_back({name, t.data(), shape});
     });
-    tensors.push_back({"final_logits_bias", m.final_logits_bias.data(), {1, m.config.vocab_size}});
+    tensors.push_back({"final_logits_bias", m.final_logits_bias.data(), {1, m.config.target_vocab()}});
     save_safetensors(path, tensors, {{"format", "pt"}});
 }
 

@@ -57,10 +57,9 @@ void save_model(const std::string& dir, const Model& model) {
     write_atomic(dir + "/config.json", config_json(model.config));
 }
 
-void install_spm(const std::string& dir, const std::string& spm_path) {
-    const std::string bytes = read_all(spm_path);
-    write_atomic(dir + "/source.spm", bytes);
-    write_atomic(dir + "/target.spm", bytes);
+void install_spm(const std::string& dir, const std::string& source_spm, const std::string& target_spm) {
+    write_atomic(dir + "/source.spm", read_all(source_spm));
+    write_atomic(dir + "/target.spm", read_all(target_spm));
 }
 
 }  // namespace tfm

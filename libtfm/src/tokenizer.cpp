@@ -26,7 +26,8 @@ struct Tokenizer::Impl {
     std::unordered_map<std::string, std::int64_t> vocab;  // piece -> id (vocab.json)
     std::vector<std::string> pieces;                       // id -> piece (vocab.json)
     std::int64_t unk = 0, eos = 0, pad = 0, start = 0;
-    std::size_t vocab_size = 0;
+
+    std::vector<std::int64_t> encode(const sentencepiece::SentencePieceProcessor& sp, std::string_view line) const;
 };
 
 Tokenizer::Tokenizer() : impl_(std::make_unique<Impl>()) {}
@@ -60,7 +61,6 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
     s.eos = config.eos_id;
     s.pad = config.pad_id;
     s.start = config.decoder_start_id;
-    s.vocab_size = config.vocab_size;
     const std::string vocab_path = dir + "/vocab.json";
     if (exists(vocab_path)) {
         std::ifstream f(vocab_path);
@@ -71,6 +71,9 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
             throw Error(vocab_path + ": malformed JSON: " + e.what());
         }
         if (!j.is_object()) throw Error(vocab_path + ": not a JSON object of piece -> id");
+        if (!config.share_embeddings)
+            throw Error(vocab_path + ": one piece -> id map needs a model with shared embeddings "
+                        "(share_encoder_decoder_embeddings)");
         s.pieces.assign(config.vocab_size, "");
         for (auto& [piece, id] : j.items()) {
             if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
@@ -84,13 +87,14 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
         if (unk == s.vocab.end()) throw Error(vocab_path + ": no <unk> piece");
         s.unk = unk->second;
     } else {
-        const auto check = [&](const sentencepiece::SentencePieceProcessor& sp, const std::string& path) {
-            if (std::size_t(sp.GetPieceSize()) > config.vocab_size)
-                throw Error(path + ": " + std::to_string(sp.GetPieceSize()) + " pieces, more than vocab_size=" +
-                            std::to_string(config.vocab_size));
+        const auto check = [&](const sentencepiece::SentencePieceProcessor& sp, const std::string& path,
+                                std::size_t limit, const char* key) {
+            if (std::size_t(sp.GetPieceSize()) > limit)
+                throw Error(path + ": " + std::to_string(sp.GetPieceSize()) + " pieces, more than " + key + "=" +
+                            std::to_string(limit));
         };
-        check(s.source, src);
-        check(s.target, tgt);
+        check(s.source, src, config.source_vocab(), "vocab_size");
+        check(s.target, tgt, config.target_vocab(), config.share_embeddings ? "vocab_size" : "decoder_vocab_size");
         s.unk = s.source.unk_id();
     }
     return t;
@@ -98,25 +102,31 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
 
 std::int64_t Tokenizer::unk_id() const { return impl_->unk; }
 
-std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const {
-    const Impl& s = *impl_;
+std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const { return impl_->encode(impl_->source, line); }
+
+std::vector<std::int64_t> Tokenizer::encode_target(std::string_view line) const {
+    return impl_->encode(impl_->target, line);
+}
+
+std::vector<std::int64_t> Tokenizer::Impl::encode(const sentencepiece::SentencePieceProcessor& sp,
+                                                  std::string_view line) const {
     std::string clean = sanitize_utf8(line);
     std::vector<std::int64_t> out;
-    if (s.vocab.empty()) {
+    if (vocab.empty()) {
         std::vector<int> ids;
-        auto status = s.source.Encode(clean, &ids);
+        auto status = sp.Encode(clean, &ids);
         if (!status.ok()) throw Error("tokenizer: " + status.ToString());
         out.assign(ids.begin(), ids.end());
     } else {
-        std::vector<std::string> pieces;
-        auto status = s.source.Encode(clean, &pieces);
+        std::vector<std::string> ps;
+        auto status = sp.Encode(clean, &ps);
         if (!status.ok()) throw Error("tokenizer: " + status.ToString());
-        for (const auto& p : pieces) {
-            auto it = s.vocab.find(p);
-            out.push_back(it == s.vocab.end() ? s.unk : it->second);
+        for (const auto& p : ps) {
+            auto it = vocab.find(p);
+            out.push_back(it == vocab.end() ? unk : it->second);
         }
     }
-    out.push_back(s.eos);
+    out.push_back(eos);
     return out;
 }
 

@@ -150,7 +150,7 @@ private:
         const Model& model = *m_;
         x_.resize(ns_ * config().d_model);
         Mat x = memory();
-        embed_forward(x, b.src, model.encoder_positions, enc_emb_mask_);
+        embed_forward(x, b.src, model.source_embedding(), model.encoder_positions, enc_emb_mask_);
         enc_.resize(model.encoder.size());
         for (std::size_t l = 0; l < model.encoder.size(); ++l) {
             const EncoderLayer& L = model.encoder[l];
@@ -170,7 +170,7 @@ private:
         y_.resize(nt_ * config().d_model);
         Mat y = decoder_states();
         ConstMat mem = memory();
-        embed_forward(y, b.tgt, model.decoder_positions, dec_emb_mask_);
+        embed_forward(y, b.tgt, model.shared, model.decoder_positions, dec_emb_mask_);
         dec_.resize(model.decoder.size());
         for (std::size_t l = 0; l < model.decoder.size(); ++l) {
             const DecoderLayer& L = model.decoder[l];
@@ -190,7 +190,7 @@ private:
 
     // logits [Nt,V] and, when training, d loss / d logits.
     LossStats loss(const TrainBatch& b) {
-        const std::size_t v = config().vocab_size;
+        const std::size_t v = config().target_vocab();
         logits_.resize(nt_ * v);
         output_logits(mat(logits_.data(), nt_, v), decoder_states(), *m_);
         dlogits_.resize(g_ ? nt_ * v : 0);
@@ -203,7 +203,7 @@ private:
         const Model& model = *m_;
         const ModelConfig& cfg = config();
         Model& g = *g_;
-        const std::size_t d = cfg.d_model, v = cfg.vocab_size;
+        const std::size_t d = cfg.d_model, v = cfg.target_vocab();
         dy_.resize(nt_ * d);
         Mat dy = mat(dy_.data(), nt_, d);
         ConstMat dlogits = mat(dlogits_.data(), nt_, v);
@@ -231,7 +231,7 @@ private:
                 multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.self_mha, self_opt_, L.self_attn);
             });
         }
-        embed_backward(dy, b.tgt, dec_emb_mask_, g.decoder_positions);
+        embed_backward(dy, b.tgt, dec_emb_mask_, g.shared, g.decoder_positions);
     }
 
     // From dmem_ through the encoder.
@@ -251,7 +251,7 @@ private:
                 multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, enc_opt_, L.self_attn);
             });
         }
-        embed_backward(dmem, b.src, enc_emb_mask_, g.encoder_positions);
+        embed_backward(dmem, b.src, enc_emb_mask_, g.source_embedding(), g.encoder_positions);
     }
 
     const Model* m_ = nullptr;
@@ -287,21 +287,23 @@ private:
         for (std::size_t i = 0; i < n; ++i) x[i] *= mask[i];
     }
 
-    void embed_forward(Mat x, const TokenBatch& b, const xt::xtensor<float, 2>& positions, std::vector<float>& mask) {
+    void embed_forward(Mat x, const TokenBatch& b, const xt::xtensor<float, 2>& table,
+                       const xt::xtensor<float, 2>& positions, std::vector<float>& mask) {
         std::vector<std::size_t> pos(b.batch * b.len);
         for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i % std::max<std::size_t>(b.len, 1);
-        embed(x, b.ids.data(), pos.data(), m_->shared, positions, config().embed_scale());
+        embed(x, b.ids.data(), pos.data(), table, positions, config().embed_scale());
         dropout(x.data, x.rows * x.cols, mask);
     }
 
-    void embed_backward(Mat dx, const TokenBatch& b, const std::vector<float>& mask, xt::xtensor<float, 2>& dpos) {
+    void embed_backward(Mat dx, const TokenBatch& b, const std::vector<float>& mask, xt::xtensor<float, 2>& dtable,
+                        xt::xtensor<float, 2>& dpos) {
         const std::size_t d = config().d_model;
         apply_mask(dx.data, dx.rows * d, mask);
         const float scale = config().embed_scale();
         const bool learned = config().positions == PositionKind::Learned;
         for (std::size_t i = 0; i < dx.rows; ++i) {
             const float* r = dx.data + i * d;
-            float* e = g_->shared.data() + std::size_t(b.ids[i]) * d;
+            float* e = dtable.data() + std::size_t(b.ids[i]) * d;
             for (std::size_t j = 0; j < d; ++j) e[j] += scale * r[j];
             if (learned) {
                 float* p = dpos.data() + (i % b.len) * d;

@@ -17,6 +17,15 @@ grep -q '"d_model": 32' model/config.json && ok || fail "tiny preset D=32"
 v=$(grep -o '"vocab_size": [0-9]*' model/config.json | grep -o '[0-9]*$')
 expect_status 0 "tfm-init pre-norm swish halves" -- tfm-init -o model2 --preset tiny --spm model/source.spm --norm pre --activation swish --positions sinusoidal_halves
 grep -q '"tfm_norm_placement": "pre"' model2/config.json && ok || fail "pre-norm recorded"
+# Separate vocabularies: a source and a target SentencePiece model.
+tr a-z A-Z < corpus.txt > upper.txt
+tfm-init -o upper --preset tiny --train-spm upper.txt --vocab-size 50 >/dev/null 2>&1
+expect_status 0 "tfm-init with two SentencePiece models" -- tfm-init -o sep --preset tiny --spm model/source.spm upper/source.spm
+grep -q '"share_encoder_decoder_embeddings": false' sep/config.json && ok || fail "separate embeddings recorded"
+grep -q "\"decoder_vocab_size\": $(grep -o '"vocab_size": [0-9]*' upper/config.json | grep -o '[0-9]*$')" sep/config.json && ok ||
+    fail "decoder_vocab_size is the target model's"
+expect_status 0 "translate with separate vocabularies" -- bash -c 'echo "Haus Hund" | tfm-translate -m sep --max-length 6'
+grep -q '[a-z]' out && fail "target text from the source vocabulary: $(cat out)" || ok
 
 # Inputs users really send: empty and blank lines, CRLF, invalid UTF-8, NUL, no final newline.
 printf 'Haus Hund\n\n   \nKatze läuft\r\nMann \xff\xfe Frau\nKind\000Baum\nrot blau' > in.txt
@@ -92,6 +101,8 @@ broken "missing config key" "missing key 'decoder_ffn_dim'"
 rm -rf bad; cp -r model bad; sed -i 's/"d_model": 32/"d_model": 64/' bad/config.json
 broken "weights of another architecture" "tensor 'model.shared.weight' has shape \[$v,32\], expected \[$v,64\]"
 rm -rf bad; cp -r model bad; sed -i "s/\"vocab_size\": $v/\"vocab_size\": $((v - 5))/" bad/config.json
+broken "contradictory vocabulary sizes" "share_encoder_decoder_embeddings needs decoder_vocab_size=$v equal to vocab_size=$((v - 5))"
+rm -rf bad; cp -r model bad; sed -i "s/vocab_size\": $v/vocab_size\": $((v - 5))/g" bad/config.json
 broken "vocabulary smaller than the weights" "tensor 'model.shared.weight' has shape \[$v,32\], expected \[$((v - 5)),32\]"
 rm -rf bad; cp -r model bad; echo '{not json' > bad/config.json
 broken "malformed config" "bad/config.json: malformed JSON"

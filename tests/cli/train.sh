@@ -28,6 +28,20 @@ exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0
 [ "$(grep -c '^[0-9]' copy/metrics.tsv)" -eq 2 ] && ok || fail "metrics.tsv rows: $(cat copy/metrics.tsv)"
 [ -d copy/checkpoints/step-0000000500 ] && [ -d copy/checkpoints/step-0000001000 ] && ok || fail "checkpoints kept"
 
+# Separate vocabularies: targets in another alphabet (upper case) through their own
+# SentencePiece model and embedding table; still learned exactly.
+tr a-z A-Z < train.txt > train.up
+tr a-z A-Z < test.txt > test.up
+expect_status 0 "--separate-vocab" -- tfm-train --src train.txt --tgt train.up -o upper "${common[@]}" --separate-vocab \
+    --steps 1000 --log-every 1000 --save-every 1000
+cmp -s upper/source.spm upper/target.spm && fail "source.spm and target.spm are the same model" || ok
+grep -q '"share_encoder_decoder_embeddings": false' upper/config.json && ok || fail "config: $(cat upper/config.json)"
+expect_status 0 "translate into the other vocabulary" -- tfm-translate -m upper --beam 1 < test.txt
+exact=$(paste -d'|' test.up out | awk -F'|' '$1 == $2 { n++ } END { print n + 0 }')
+[ "$exact" -eq 50 ] && ok || fail "separate vocabularies: only $exact of 50 held-out lines exact"
+expect_status 2 "--separate-vocab with --spm" -- tfm-train --src train.txt --tgt train.up -o v2 --spm copy/source.spm \
+    --separate-vocab --steps 1
+
 # Averaging the last checkpoints: the directory's model is their mean (still copies).
 expect_status 0 "--average-last" -- tfm-train --src train.txt --tgt train.txt -o copy --resume --steps 1100 --save-every 50 \
     --batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0 --average-last 2

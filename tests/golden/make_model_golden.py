@@ -79,7 +79,7 @@ class Reference:
     def encode(self, src, lengths):
         c, w = self.c, self.w
         s = src.shape[1]
-        x = w["model.shared.weight"][src] * self.scale + self.enc_pos[:s]
+        x = w.get("model.encoder.embed_tokens.weight", w.get("model.shared.weight"))[src] * self.scale + self.enc_pos[:s]
         kpm = torch.arange(s)[None, :] >= torch.tensor(lengths)[:, None]
         for l in range(c["encoder_layers"]):
             p = f"model.encoder.layers.{l}"
@@ -93,7 +93,8 @@ class Reference:
     def decode(self, tgt, memory, lengths):
         c, w = self.c, self.w
         t = tgt.shape[1]
-        x = w["model.shared.weight"][tgt] * self.scale + self.dec_pos[:t]
+        emb = w.get("model.decoder.embed_tokens.weight", w.get("model.shared.weight"))
+        x = emb[tgt] * self.scale + self.dec_pos[:t]
         kpm = torch.arange(memory.shape[1])[None, :] >= torch.tensor(lengths)[:, None]
         for l in range(c["decoder_layers"]):
             p = f"model.decoder.layers.{l}"
@@ -104,7 +105,7 @@ class Reference:
             x = self.sub(x, p + ".final_layer_norm", lambda h: self.ffn(h, p))
         if self.pre:
             x = self.ln(x, "model.decoder.layer_norm")
-        out_w = w["lm_head.weight"] if "lm_head.weight" in w else w["model.shared.weight"]
+        out_w = w["lm_head.weight"] if "lm_head.weight" in w else emb
         return F.linear(x, out_w) + w["final_logits_bias"][0]
 
     def greedy(self, memory, lengths, max_len):
@@ -126,13 +127,19 @@ class Reference:
 
 def make_weights(cfg, gen):
     d, v, p = cfg["d_model"], cfg["vocab_size"], cfg["max_position_embeddings"]
+    vt = cfg.get("decoder_vocab_size", v)
     w = {}
     rnd = lambda *shape, s=1.0: torch.randn(*shape, generator=gen) * s
-    w["model.shared.weight"] = rnd(v, d, s=d ** -0.5)
-    w["model.shared.weight"][cfg["pad_token_id"]] = 0
+    if cfg.get("share_encoder_decoder_embeddings", True):
+        tables = {"model.shared.weight": v}
+    else:  # separate vocabularies: HF Marian's names
+        tables = {"model.encoder.embed_tokens.weight": v, "model.decoder.embed_tokens.weight": vt}
+    for name, rows in tables.items():
+        w[name] = rnd(rows, d, s=d ** -0.5)
+        w[name][cfg["pad_token_id"]] = 0
     if not cfg["tie_word_embeddings"]:
-        w["lm_head.weight"] = rnd(v, d, s=d ** -0.5)
-    w["final_logits_bias"] = rnd(1, v, s=0.1)
+        w["lm_head.weight"] = rnd(vt, d, s=d ** -0.5)
+    w["final_logits_bias"] = rnd(1, vt, s=0.1)
     if cfg["tfm_position_encoding"] == "learned":
         w["model.encoder.embed_positions.weight"] = rnd(p, d, s=0.3)
         w["model.decoder.embed_positions.weight"] = rnd(p, d, s=0.3)
@@ -184,7 +191,7 @@ def variant(name, gen, **overrides):
     for b, n in enumerate(lengths):
         src[b, : n - 1] = torch.randint(3, cfg["vocab_size"], (n - 1,), generator=gen)
         src[b, n - 1] = cfg["eos_token_id"]
-    tgt = torch.randint(3, cfg["vocab_size"], (len(lengths), 6), generator=gen)
+    tgt = torch.randint(3, cfg.get("decoder_vocab_size", cfg["vocab_size"]), (len(lengths), 6), generator=gen)
     tgt[:, 0] = cfg["decoder_start_token_id"]
     with torch.no_grad():
         memory = ref.encode(src, lengths)
@@ -211,6 +218,7 @@ def main():
             tfm_position_encoding="sinusoidal_halves")
     variant("post_gelu_learned_untied", gen, activation_function="gelu", tfm_position_encoding="learned",
             tie_word_embeddings=False, scale_embedding=False, tfm_layer_norm_eps=1e-6)
+    variant("post_relu_separate_vocab", gen, share_encoder_decoder_embeddings=False, decoder_vocab_size=29)
 
 
 if __name__ == "__main__":

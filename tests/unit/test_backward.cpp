@@ -158,15 +158,18 @@ TEST_CASE("backward: multi-head attention with padding and causal masks, self an
     }
 }
 
-TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learned positions)") {
+TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learned positions, separate vocabularies)") {
     struct Variant {
         NormPlacement norm;
         bool tied;
         PositionKind pos;
         Activation act;
+        bool shared;
     };
-    for (const Variant& vr : {Variant{NormPlacement::Post, true, PositionKind::SinusoidalInterleaved, Activation::Relu},
-                              Variant{NormPlacement::Pre, false, PositionKind::Learned, Activation::Swish}}) {
+    for (const Variant& vr :
+         {Variant{NormPlacement::Post, true, PositionKind::SinusoidalInterleaved, Activation::Relu, true},
+          Variant{NormPlacement::Pre, false, PositionKind::Learned, Activation::Swish, true},
+          Variant{NormPlacement::Post, true, PositionKind::SinusoidalHalves, Activation::Gelu, false}}) {
         ModelConfig c = preset_config("tiny", 23);
         c.d_model = 8;
         c.encoder_heads = c.decoder_heads = 2;
@@ -177,7 +180,11 @@ TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learn
         c.tie_word_embeddings = vr.tied;
         c.positions = vr.pos;
         c.activation = vr.act;
+        c.share_embeddings = vr.shared;
+        if (!vr.shared) c.decoder_vocab_size = 19;  // source ids < 23, target ids < 19
         Model m = random_model(c, 5);
+        CHECK(m.source_embedding().shape(0) == 23);
+        CHECK(m.output_weight().shape(0) == (vr.shared ? 23 : 19));
         // Biases and LayerNorms away from their initial 0/1 so that every term shows.
         Rng rng(6);
         visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
@@ -209,7 +216,8 @@ TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learn
         for (std::size_t t = 0; t < pairs.size(); ++t) {
             CAPTURE(names[t]);
             for (std::size_t i : {std::size_t(0), sizes[t] / 2 + 1, sizes[t] - 1}) {
-                if (names[t] == "model.shared.weight") i = 5 * c.d_model + i % c.d_model;  // a row in use
+                if (names[t] == "model.shared.weight" || names[t].find("embed_tokens") != std::string::npos)
+                    i = 5 * c.d_model + i % c.d_model;  // a row in use
                 check_grad(names[t], loss, pairs[t].first + i, pairs[t].second + i, 1, 2e-3);
             }
         }

@@ -48,7 +48,8 @@ Golden load(const std::string& name) {
     return g;
 }
 
-const char* const kVariants[] = {"post_relu_interleaved", "pre_swish_halves", "post_gelu_learned_untied"};
+const char* const kVariants[] = {"post_relu_interleaved", "pre_swish_halves", "post_gelu_learned_untied",
+                                 "post_relu_separate_vocab"};
 
 SearchOptions options(const Model& m, std::size_t batch, std::size_t max_len, std::size_t beam) {
     SearchOptions o;

@@ -105,5 +105,18 @@ TEST_CASE("config: a bare HF Marian config means HF's choices; bad ones are name
     CHECK(with("\"pad_token_id\": 9", "\"pad_token_id\": 10").find("pad_token_id=10 is outside the vocabulary of 10") != std::string::npos);
     CHECK(with("\"d_model\": 8", "\"d_model\": \"8\"").find("key 'd_model' has the wrong type") != std::string::npos);
     CHECK(with("\"encoder_layers\": 1", "\"encoder_layers\": -1").find("must be positive") != std::string::npos);
+    // Separate vocabularies: HF's share_encoder_decoder_embeddings and decoder_vocab_size.
+    const std::string sep = "\"share_encoder_decoder_embeddings\": false, \"decoder_vocab_size\": 12, \"vocab_size\": 10,";
+    CHECK(with("\"vocab_size\": 10,", sep).empty());
+    ModelConfig s = load_config(path);
+    CHECK_FALSE(s.share_embeddings);
+    CHECK(s.source_vocab() == 10);
+    CHECK(s.target_vocab() == 12);
+    std::ofstream(path) << config_json(s);
+    CHECK(config_json(load_config(path)) == config_json(s));
+    CHECK(with("\"vocab_size\": 10,", "\"decoder_vocab_size\": 12, \"vocab_size\": 10,")
+              .find("share_encoder_decoder_embeddings needs decoder_vocab_size=12 equal to vocab_size=10") != std::string::npos);
+    CHECK(with("\"vocab_size\": 10,", "\"share_encoder_decoder_embeddings\": false, \"decoder_vocab_size\": 8, \"vocab_size\": 10,")
+              .find("pad_token_id=9 is outside the vocabulary of 8") != std::string::npos);
     std::remove(path.c_str());
 }

@@ -32,12 +32,22 @@ bool arch_flags_given(const CLI::App& app) {
     return false;
 }
 
-ModelConfig config_from_flags(const ArchFlags& f, const SpmInfo& info, const std::string& spm_path) {
+ModelConfig config_from_flags(const ArchFlags& f, const SpmChoice& spm) {
+    const SpmInfo info = spm_info(spm.source);
     if (info.pad < 0 || info.eos < 0)
-        throw Error(spm_path + ": the SentencePiece model needs pad and eos pieces (train it with --pad_id)");
+        throw Error(spm.source + ": the SentencePiece model needs pad and eos pieces (train it with --pad_id)");
     ModelConfig c = preset_config(f.preset, info.pieces);
     c.pad_id = c.decoder_start_id = info.pad;
     c.eos_id = info.eos;
+    if (!spm.shared) {
+        const SpmInfo t = spm_info(spm.target);
+        if (t.pad != info.pad || t.eos != info.eos)
+            throw UsageError(spm.source + " and " + spm.target + " disagree on the pad and eos ids (" +
+                             std::to_string(info.pad) + "/" + std::to_string(info.eos) + " against " +
+                             std::to_string(t.pad) + "/" + std::to_string(t.eos) + ")");
+        c.share_embeddings = false;
+        c.decoder_vocab_size = t.pieces;
+    }
     if (!f.positions.empty())
         c.positions = f.positions == "learned"             ? PositionKind::Learned
                       : f.positions == "sinusoidal_halves" ? PositionKind::SinusoidalHalves

@@ -20,8 +20,15 @@ void add_arch_flags(CLI::App& app, ArchFlags& f);
 // True when the user named any architecture flag on the command line.
 bool arch_flags_given(const CLI::App& app);
 
-// The config the flags describe for a SentencePiece model's pieces and special ids; an
-// impossible combination (D % H, ...) is a usage error.
-ModelConfig config_from_flags(const ArchFlags& f, const SpmInfo& spm, const std::string& spm_path);
+// The SentencePiece model(s) of a new model: one for both sides (shared embeddings), or one
+// per side (separate source and target embeddings and vocabularies).
+struct SpmChoice {
+    std::string source, target;
+    bool shared = true;
+};
+
+// The config the flags describe for the SentencePiece models' pieces and special ids; an
+// impossible combination (D % H, special ids that differ between the sides, ...) is a usage error.
+ModelConfig config_from_flags(const ArchFlags& f, const SpmChoice& spm);
 
 }  // namespace tfm::tool

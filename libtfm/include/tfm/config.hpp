@@ -21,7 +21,9 @@ struct ModelConfig {
     std::size_t encoder_layers = 0, decoder_layers = 0;
     std::size_t encoder_heads = 0, decoder_heads = 0;
     std::size_t encoder_ffn = 0, decoder_ffn = 0;  // F
-    std::size_t vocab_size = 0;               // V
+    std::size_t vocab_size = 0;               // V: the source vocabulary (and the target's when shared)
+    std::size_t decoder_vocab_size = 0;       // Vt: the target vocabulary; 0 means vocab_size
+    bool share_embeddings = true;             // one table for source, target (and tied output)
     std::size_t max_positions = 0;            // longest sequence the model takes
     Activation activation = Activation::Relu;
     bool scale_embedding = true;              // embeddings * sqrt(D)
@@ -33,6 +35,8 @@ struct ModelConfig {
     float dropout = 0.1f, attention_dropout = 0.0f, activation_dropout = 0.0f;  // training only
 
     float embed_scale() const;
+    std::size_t source_vocab() const { return vocab_size; }
+    std::size_t target_vocab() const { return decoder_vocab_size ? decoder_vocab_size : vocab_size; }
 };
 
 // Reads and checks config.json; every error names the file and the key.

@@ -25,8 +25,9 @@ struct Corpus {
 
 // Reads both files in step; different line counts, or no usable pair, are errors naming the
 // files and counts. Pairs longer than max_len tokens on either side are skipped and counted.
-Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, const Tokenizer& src_tok,
-                     const Tokenizer& tgt_tok, std::size_t max_len);
+// Sources go through the tokenizer's source model, targets through its target model.
+Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, const Tokenizer& tok,
+                     std::size_t max_len);
 
 // Batches of pair indices whose padded size, count x longest side, stays within max_tokens:
 // pairs sorted by length into batches, then the batch order shuffled with the seed.

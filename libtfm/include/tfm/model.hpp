@@ -36,9 +36,12 @@ struct DecoderLayer {
 
 struct Model {
     ModelConfig config;
-    xt::xtensor<float, 2> shared;             // [V,D] embedding of encoder, decoder and (tied) output
-    xt::xtensor<float, 2> lm_head;            // [V,D] when not tied; empty when tied
-    xt::xtensor<float, 1> final_logits_bias;  // [V]
+    // [Vt,D] embedding of the decoder and the (tied) output; of the encoder too when shared.
+    // HF name model.shared.weight, or model.decoder.embed_tokens.weight when not shared.
+    xt::xtensor<float, 2> shared;
+    xt::xtensor<float, 2> source_embed;       // [V,D] the encoder's own table when not shared; else empty
+    xt::xtensor<float, 2> lm_head;            // [Vt,D] when not tied; empty when tied
+    xt::xtensor<float, 1> final_logits_bias;  // [Vt]
     xt::xtensor<float, 2> encoder_positions;  // [P,D] learned, or the sinusoidal table
     xt::xtensor<float, 2> decoder_positions;  // [P,D]
     std::vector<EncoderLayer> encoder;
@@ -46,8 +49,11 @@ struct Model {
     std::optional<LayerNorm> encoder_final_ln;  // pre-norm only: model.encoder.layer_norm
     std::optional<LayerNorm> decoder_final_ln;  // pre-norm only: model.decoder.layer_norm
 
-    // The output projection [V,D]: lm_head, or the shared embedding when tied.
+    // The output projection [Vt,D]: lm_head, or the target embedding when tied.
     const xt::xtensor<float, 2>& output_weight() const { return lm_head.size() ? lm_head : shared; }
+    // The encoder's embedding [V,D]: its own table, or the shared one.
+    const xt::xtensor<float, 2>& source_embedding() const { return source_embed.size() ? source_embed : shared; }
+    xt::xtensor<float, 2>& source_embedding() { return source_embed.size() ? source_embed : shared; }
 };
 
 // Xavier-uniform matrices, embeddings N(0, D^-1/2) with a zero pad row, zero biases,

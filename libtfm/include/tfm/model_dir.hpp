@@ -22,7 +22,8 @@ ModelDir load_model_dir(const std::string& path);
 // Writes config.json and model.safetensors (each atomically) into dir, creating it.
 void save_model(const std::string& dir, const Model& model);
 
-// Copies a SentencePiece model into dir as source.spm and target.spm.
-void install_spm(const std::string& dir, const std::string& spm_path);
+// Copies the SentencePiece models into dir as source.spm and target.spm (the same file twice
+// for a shared vocabulary).
+void install_spm(const std::string& dir, const std::string& source_spm, const std::string& target_spm);
 
 }  // namespace tfm

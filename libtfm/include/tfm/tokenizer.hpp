@@ -21,8 +21,11 @@ public:
     Tokenizer& operator=(Tokenizer&&) noexcept;
     ~Tokenizer();
 
-    // ids of the pieces, then eos. The line is sanitised first (utf8.hpp).
+    // ids of the source pieces, then eos. The line is sanitised first (utf8.hpp).
     std::vector<std::int64_t> encode(std::string_view line) const;
+    // The same through the target model (training labels; differs from encode() only when the
+    // model has separate vocabularies).
+    std::vector<std::int64_t> encode_target(std::string_view line) const;
     // Text of target ids (special ids dropped).
     std::string decode(const std::vector<std::int64_t>& ids) const;
     std::int64_t unk_id() const;
