@@ -79,11 +79,19 @@ LossStats smoothed_cross_entropy(ConstMat logits, const std::vector<std::int64_t
 
 namespace {
 
-// What one residual sublayer keeps: its input, the inner function's input, the LayerNorm's
-// input (post-norm) and the dropout mask.
+// What one residual sublayer keeps: its input (pre-norm), the inner function's input, the
+// LayerNorm's input (post-norm) and the dropout mask.
 struct SublayerTrace {
     std::vector<float> x_in, inner_in, ln_in, mask;
 };
+
+// Rows [0, n) in blocks, in parallel: fn(first, end) on each block.
+constexpr std::size_t kRowBlock = 32;
+template <class F>
+void for_row_blocks(std::size_t n, F&& fn) {
+    parallel_for((n + kRowBlock - 1) / kRowBlock,
+                 [&](std::size_t b) { fn(b * kRowBlock, std::min(n, (b + 1) * kRowBlock)); });
+}
 
 struct EncoderTrace {
     SublayerTrace att, ffn;
@@ -107,7 +115,7 @@ public:
         m_ = &m;
         g_ = grads;
         opt_ = opt;
-        rng_ = Rng(opt.seed);
+        dropout_calls_ = 0;
         return run(b);
     }
 
@@ -257,7 +265,7 @@ private:
     const Model* m_ = nullptr;
     Model* g_ = nullptr;
     TrainOptions opt_;
-    Rng rng_{0};
+    std::uint64_t dropout_calls_ = 0;  // dropout masks drawn in this pass
     std::vector<EncoderTrace> enc_;
     std::vector<DecoderTrace> dec_;
     std::vector<float> enc_emb_mask_, dec_emb_mask_, enc_final_in_, dec_final_in_, hidden_;
@@ -269,22 +277,55 @@ private:
 
     bool dropping() const { return g_ && opt_.dropout > 0.0f; }
 
-    void dropout(float* x, std::size_t n, std::vector<float>& mask) {
-        if (!dropping()) {
-            mask.clear();
-            return;
-        }
-        const float keep = 1.0f / (1.0f - opt_.dropout);
-        mask.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            mask[i] = rng_.uniform() < opt_.dropout ? 0.0f : keep;
-            x[i] *= mask[i];
-        }
+    // Dropout on y [N,D] (mask kept for the backward pass), then x += y when x is given, and
+    // keep = x after the add when given; rows in parallel. Each block of rows draws from its
+    // own generator, seeded by (pass seed, mask number, block): the same masks for any
+    // thread count.
+    void dropout_add(float* y, std::size_t rows, std::size_t d, std::vector<float>& mask, float* x = nullptr,
+                     std::vector<float>* keep = nullptr) {
+        const bool drop = dropping();
+        const std::uint64_t call = dropout_calls_++;
+        if (drop) mask.resize(rows * d);
+        else mask.clear();
+        if (keep) keep->resize(rows * d);
+        const std::uint32_t threshold = std::uint32_t(double(opt_.dropout) * 4294967296.0);
+        const float scale = drop ? 1.0f / (1.0f - opt_.dropout) : 1.0f;
+        for_row_blocks(rows, [&](std::size_t r0, std::size_t r1) {
+            const std::size_t i0 = r0 * d, i1 = r1 * d;
+            if (drop) {
+                Rng rng(opt_.seed * 0x9e3779b97f4a7c15ULL + call * 0xd1b54a32d192ed03ULL + r0);
+                float* m = mask.data();
+                std::size_t i = i0;
+                for (; i + 1 < i1; i += 2) {  // two 32-bit draws per number
+                    const std::uint64_t u = rng.next();
+                    m[i] = std::uint32_t(u) < threshold ? 0.0f : scale;
+                    m[i + 1] = std::uint32_t(u >> 32) < threshold ? 0.0f : scale;
+                }
+                if (i < i1) m[i] = std::uint32_t(rng.next()) < threshold ? 0.0f : scale;
+                for (i = i0; i < i1; ++i) y[i] *= m[i];
+            }
+            if (x)
+                for (std::size_t i = i0; i < i1; ++i) x[i] += y[i];
+            if (keep) std::copy(x + i0, x + i1, keep->data() + i0);
+        });
     }
 
-    static void apply_mask(float* x, std::size_t n, const std::vector<float>& mask) {
-        if (mask.empty()) return;
-        for (std::size_t i = 0; i < n; ++i) x[i] *= mask[i];
+    // dst = src * mask (or a copy without dropout), rows in parallel.
+    static void masked_copy(float* dst, const float* src, std::size_t rows, std::size_t d,
+                            const std::vector<float>& mask) {
+        for_row_blocks(rows, [&](std::size_t r0, std::size_t r1) {
+            if (mask.empty()) {
+                std::copy(src + r0 * d, src + r1 * d, dst + r0 * d);
+                return;
+            }
+            for (std::size_t i = r0 * d; i < r1 * d; ++i) dst[i] = src[i] * mask[i];
+        });
+    }
+
+    // dst = src, rows in parallel.
+    static void copy_rows(std::vector<float>& dst, const float* src, std::size_t rows, std::size_t d) {
+        dst.resize(rows * d);
+        masked_copy(dst.data(), src, rows, d, {});
     }
 
     void embed_forward(Mat x, const TokenBatch& b, const xt::xtensor<float, 2>& table,
@@ -292,13 +333,13 @@ private:
         std::vector<std::size_t> pos(b.batch * b.len);
         for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i % std::max<std::size_t>(b.len, 1);
         embed(x, b.ids.data(), pos.data(), table, positions, config().embed_scale());
-        dropout(x.data, x.rows * x.cols, mask);
+        dropout_add(x.data, x.rows, x.cols, mask);
     }
 
     void embed_backward(Mat dx, const TokenBatch& b, const std::vector<float>& mask, xt::xtensor<float, 2>& dtable,
                         xt::xtensor<float, 2>& dpos) {
         const std::size_t d = config().d_model;
-        apply_mask(dx.data, dx.rows * d, mask);
+        if (!mask.empty()) masked_copy(dx.data, dx.data, dx.rows, d, mask);
         const float scale = config().embed_scale();
         const bool learned = config().positions == PositionKind::Learned;
         for (std::size_t i = 0; i < dx.rows; ++i) {
@@ -324,21 +365,18 @@ private:
     template <class F>
     void sublayer_forward(Mat x, const LayerNorm& ln, SublayerTrace& t, F&& f) {
         const std::size_t n = x.rows, d = x.cols;
-        t.x_in.assign(x.data, x.data + n * d);
-        if (config().norm == NormPlacement::Pre) {
+        const bool post = config().norm == NormPlacement::Post;
+        if (post) {
+            copy_rows(t.inner_in, x.data, n, d);
+        } else {
+            copy_rows(t.x_in, x.data, n, d);
             t.inner_in.resize(n * d);
             layernorm_forward(mat(t.inner_in.data(), n, d), x, ln);
-        } else {
-            t.inner_in = t.x_in;
         }
         out_.resize(n * d);
         f(mat(out_.data(), n, d), mat(t.inner_in.data(), n, d));
-        dropout(out_.data(), n * d, t.mask);
-        for (std::size_t i = 0; i < n * d; ++i) x.data[i] += out_[i];
-        if (config().norm == NormPlacement::Post) {
-            t.ln_in.assign(x.data, x.data + n * d);
-            layernorm_forward(x, x, ln);
-        }
+        dropout_add(out_.data(), n, d, t.mask, x.data, post ? &t.ln_in : nullptr);
+        if (post) layernorm_forward(x, x, ln);
     }
 
     // dx holds d(sublayer output) and becomes d(sublayer input).
@@ -346,13 +384,16 @@ private:
     void sublayer_backward(Mat dx, const LayerNorm& ln, LayerNorm& gln, const SublayerTrace& t, B&& fb) {
         const std::size_t n = dx.rows, d = dx.cols;
         if (config().norm == NormPlacement::Post) layernorm_backward(dx, gln, dx, mat(t.ln_in.data(), n, d), ln);
-        dout_.assign(dx.data, dx.data + n * d);
-        din_.assign(n * d, 0.0f);
-        apply_mask(dout_.data(), n * d, t.mask);
+        dout_.resize(n * d);
+        din_.resize(n * d);
+        masked_copy(dout_.data(), dx.data, n, d, t.mask);
+        for_row_blocks(n, [&](std::size_t r0, std::size_t r1) { std::fill(&din_[r0 * d], &din_[0] + r1 * d, 0.0f); });
         fb(mat(din_.data(), n, d), mat(dout_.data(), n, d), mat(t.inner_in.data(), n, d));
         if (config().norm == NormPlacement::Pre)
             layernorm_backward(mat(din_.data(), n, d), gln, mat(din_.data(), n, d), mat(t.x_in.data(), n, d), ln);
-        for (std::size_t i = 0; i < n * d; ++i) dx.data[i] += din_[i];
+        for_row_blocks(n, [&](std::size_t r0, std::size_t r1) {
+            for (std::size_t i = r0 * d; i < r1 * d; ++i) dx.data[i] += din_[i];
+        });
     }
 };
 
