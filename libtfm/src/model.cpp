@@ -164,13 +164,13 @@ Model zeros_like(const Model& m) {
     return z;
 }
 
-void save_model_weights(const std::string& path, const Model& m) {
+void save_model_weights(const std::string& path, const Model& m, const std::string& dtype) {
     std::vector<NamedTensor> tensors;
     walk(m, [&](const std::string& name, const auto& t, const Shape& shape) {
         tensors.push_back({name, t.data(), shape});
     });
     tensors.push_back({"final_logits_bias", m.final_logits_bias.data(), {1, m.config.target_vocab()}});
-    save_safetensors(path, tensors, {{"format", "pt"}});
+    save_safetensors(path, tensors, {{"format", "pt"}}, dtype);
 }
 
 }  // namespace tfm

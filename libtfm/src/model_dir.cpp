@@ -50,16 +50,24 @@ ModelDir load_model_dir(const std::string& path) {
     return {path, std::move(model), std::move(tokenizer)};
 }
 
-void save_model(const std::string& dir, const Model& model) {
+void save_model(const std::string& dir, const Model& model, const std::string& dtype) {
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
         throw Error(dir + ": cannot create directory: " + std::strerror(errno));
-    save_model_weights(dir + "/model.safetensors", model);
+    save_model_weights(dir + "/model.safetensors", model, dtype);
     write_atomic(dir + "/config.json", config_json(model.config));
 }
 
 void install_spm(const std::string& dir, const std::string& source_spm, const std::string& target_spm) {
     write_atomic(dir + "/source.spm", read_all(source_spm));
     write_atomic(dir + "/target.spm", read_all(target_spm));
+}
+
+void copy_tokenizer(const std::string& from, const std::string& dir) {
+    const TokenizerFiles f = tokenizer_files(from);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+        throw Error(dir + ": cannot create directory: " + std::strerror(errno));
+    install_spm(dir, f.source, f.target);
+    if (!f.vocab.empty()) write_atomic(dir + "/vocab.json", read_all(f.vocab));
 }
 
 }  // namespace tfm

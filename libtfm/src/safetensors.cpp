@@ -55,6 +55,37 @@ float half_to_float(std::uint16_t h) {
     return f;
 }
 
+// float -> IEEE half, rounded to nearest even; overflow gives inf, NaN stays NaN.
+std::uint16_t float_to_half(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const std::uint16_t sign = std::uint16_t((x >> 16) & 0x8000);
+    const std::uint32_t abs = x & 0x7fffffffu;
+    if (abs >= 0x7f800000u) return std::uint16_t(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0));  // inf, NaN
+    if (abs >= 0x477ff000u) return std::uint16_t(sign | 0x7c00);  // rounds past 65504: inf
+    if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero
+        if (abs < 0x33000000u) return sign;  // under half the smallest subnormal
+        const std::uint32_t mant = (abs & 0x7fffff) | 0x800000;
+        const int shift = 126 - int(abs >> 23);  // 14..24
+        std::uint32_t h = mant >> shift;
+        const std::uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rest > half || (rest == half && (h & 1))) ++h;
+        return std::uint16_t(sign | h);
+    }
+    std::uint32_t h = ((abs >> 13) - (112u << 10));  // rebias exponent 127 -> 15
+    const std::uint32_t rest = abs & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
+    return std::uint16_t(sign | h);
+}
+
+// float -> bfloat16 (the upper half), rounded to nearest even; NaN stays NaN.
+std::uint16_t float_to_bf16(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((x >> 16) | 0x40);
+    return std::uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
 class Fd {
 public:
     explicit Fd(int fd) : fd_(fd) {}
@@ -212,13 +243,16 @@ FloatArray SafeTensors::get(const std::string& name, const Shape& expected) cons
 }
 
 void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                      const std::map<std::string, std::string>& metadata) {
+                      const std::map<std::string, std::string>& metadata, const std::string& dtype) {
+    if (dtype != "F32" && dtype != "F16" && dtype != "BF16")
+        throw Error(path + ": cannot write dtype " + dtype + " (F32, F16 or BF16)");
+    const std::size_t item = itemsize(dtype);
     nlohmann::json header = nlohmann::json::object();
     if (!metadata.empty()) header["__metadata__"] = metadata;
     std::size_t at = 0;
     for (const auto& t : tensors) {
-        std::size_t bytes = checked_numel(t.shape, SIZE_MAX / 8) * 4;
-        header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
+        std::size_t bytes = checked_numel(t.shape, SIZE_MAX / 8) * item;
+        header[t.name] = {{"dtype", dtype}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
         at += bytes;
     }
     std::string text = header.dump();
@@ -246,7 +280,24 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
     for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>((std::uint64_t(text.size()) >> (8 * i)) & 0xff);
     put(len, 8);
     put(text.data(), text.size());
-    for (const auto& t : tensors) put(t.data, checked_numel(t.shape, SIZE_MAX / 8) * 4);
+    std::vector<std::uint8_t> buf;
+    for (const auto& t : tensors) {
+        const std::size_t n = checked_numel(t.shape, SIZE_MAX / 8);
+        if (item == 4) {
+            put(t.data, n * 4);
+            continue;
+        }
+        for (std::size_t i0 = 0; i0 < n; i0 += 65536) {  // converted in chunks
+            const std::size_t m = std::min<std::size_t>(65536, n - i0);
+            buf.resize(2 * m);
+            for (std::size_t i = 0; i < m; ++i) {
+                const std::uint16_t h = dtype == "F16" ? float_to_half(t.data[i0 + i]) : float_to_bf16(t.data[i0 + i]);
+                buf[2 * i] = std::uint8_t(h & 0xff);
+                buf[2 * i + 1] = std::uint8_t(h >> 8);
+            }
+            put(buf.data(), buf.size());
+        }
+    }
     if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) throw fail("cannot sync");
     if (::close(fd) != 0) {
         ::unlink(tmp.c_str());

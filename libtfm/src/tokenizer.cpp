@@ -49,20 +49,27 @@ void load_spm(sentencepiece::SentencePieceProcessor& sp, const std::string& path
 
 }  // namespace
 
+TokenizerFiles tokenizer_files(const std::string& dir) {
+    TokenizerFiles f{dir + "/source.spm", dir + "/target.spm", dir + "/vocab.json"};
+    if (!exists(f.source) && !exists(f.target)) f.source = f.target = dir + "/spm.model";
+    if (!exists(f.source)) throw Error(dir + ": missing source.spm (the SentencePiece model of the source language)");
+    if (!exists(f.target)) throw Error(dir + ": missing target.spm (the SentencePiece model of the target language)");
+    if (!exists(f.vocab)) f.vocab.clear();
+    return f;
+}
+
 Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
     Tokenizer t;
     Impl& s = *t.impl_;
-    std::string src = dir + "/source.spm", tgt = dir + "/target.spm";
-    if (!exists(src) && !exists(tgt)) src = tgt = dir + "/spm.model";
-    if (!exists(src)) throw Error(dir + ": missing source.spm (the SentencePiece model of the source language)");
-    if (!exists(tgt)) throw Error(dir + ": missing target.spm (the SentencePiece model of the target language)");
+    const TokenizerFiles files = tokenizer_files(dir);
+    const std::string &src = files.source, &tgt = files.target;
     load_spm(s.source, src);
     load_spm(s.target, tgt);
     s.eos = config.eos_id;
     s.pad = config.pad_id;
     s.start = config.decoder_start_id;
-    const std::string vocab_path = dir + "/vocab.json";
-    if (exists(vocab_path)) {
+    const std::string& vocab_path = files.vocab;
+    if (!vocab_path.empty()) {
         std::ifstream f(vocab_path);
         nlohmann::json j;
         try {

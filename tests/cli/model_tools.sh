@@ -17,6 +17,21 @@ grep -q '"d_model": 32' model/config.json && ok || fail "tiny preset D=32"
 v=$(grep -o '"vocab_size": [0-9]*' model/config.json | grep -o '[0-9]*$')
 expect_status 0 "tfm-init pre-norm swish halves" -- tfm-init -o model2 --preset tiny --spm model/source.spm --norm pre --activation swish --positions sinusoidal_halves
 grep -q '"tfm_norm_placement": "pre"' model2/config.json && ok || fail "pre-norm recorded"
+# tfm-export: a clean copy; F32 translates identically, F16 is half the size and still a model.
+mkdir -p model/checkpoints
+expect_status 0 "tfm-export f32" -- tfm-export -m model -o exp32
+[ ! -e exp32/checkpoints ] && cmp -s model/source.spm exp32/source.spm && ok || fail "export copies the model only"
+expect_status 0 "tfm-export f16" -- tfm-export -m model -o exp16 --dtype f16
+grep -q '"dtype":"F16"' exp16/model.safetensors && ok || fail "F16 weights"
+s32=$(stat -c %s exp32/model.safetensors); s16=$(stat -c %s exp16/model.safetensors)
+[ $((s16 * 2)) -lt $((s32 + 20000)) ] && [ $((s16 * 2)) -gt $((s32 - 20000)) ] && ok || fail "F16 size $s16 for F32 $s32"
+echo "Haus Hund Katze" > one.txt
+[ "$(tfm-translate -m model < one.txt)" = "$(tfm-translate -m exp32 < one.txt)" ] && ok || fail "F32 export translates differently"
+expect_status 0 "translate with F16 weights" -- tfm-translate -m exp16 < one.txt
+expect_status 2 "tfm-export onto a model" -- tfm-export -m model -o exp16
+expect_status 1 "tfm-export of no model" -- tfm-export -m nowhere -o exp-none
+[ ! -e exp-none ] && ok || fail "a failed export left a directory"
+
 # Separate vocabularies: a source and a target SentencePiece model.
 tr a-z A-Z < corpus.txt > upper.txt
 tfm-init -o upper --preset tiny --train-spm upper.txt --vocab-size 50 >/dev/null 2>&1

@@ -1,6 +1,7 @@
 // safetensors: atomic writing, mapped reading, conversions and full validation.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -55,6 +56,46 @@ TEST_CASE("safetensors: F16, BF16 and F64 are converted to float32") {
     CHECK(st.get("h") == FloatArray{1.0f, -2.0f, 0.5f});
     CHECK(st.get("b") == FloatArray{1.0f, -2.0f, 0.5f});
     CHECK(st.get("d") == FloatArray{1.25f, -3.5f});
+}
+
+TEST_CASE("safetensors: writing F16 and BF16 rounds to nearest even, exhaustively for F16") {
+    TempDir dir;
+    // Every half bit pattern, decoded by the reader.
+    std::string bits;
+    for (std::uint32_t h = 0; h < 65536; ++h) bits += char(h & 0xff), bits += char(h >> 8);
+    FloatArray all = SafeTensors::open(raw_file(dir, R"({"h":{"dtype":"F16","shape":[65536],"data_offsets":[0,131072]}})",
+                                                bits)).get("h");
+    // Written back as F16, every value gives its own bit pattern (NaNs stay NaN).
+    save_safetensors(dir.file("h.safetensors"), {{"h", all.data(), {65536}}}, {}, "F16");
+    std::ifstream f(dir.file("h.safetensors"), std::ios::binary);
+    std::string file((std::istreambuf_iterator<char>(f)), {});
+    const std::string written = file.substr(file.size() - 131072);
+    std::size_t same = 0, nans = 0;
+    for (std::uint32_t h = 0; h < 65536; ++h) {
+        const std::uint32_t w = std::uint8_t(written[2 * h]) | (std::uint32_t(std::uint8_t(written[2 * h + 1])) << 8);
+        if (std::isnan(all[h])) nans += (w & 0x7c00) == 0x7c00 && (w & 0x3ff) != 0;
+        else same += w == h;
+    }
+    CHECK(same + nans == 65536);
+    // Midpoints between neighbouring positive halves round to the even one; past 65504 is inf.
+    std::vector<float> mids;
+    for (std::uint32_t h = 0; h + 1 < 0x7c00; ++h) mids.push_back(0.5f * (all[h] + all[h + 1]));
+    mids.push_back(65520.0f);
+    mids.push_back(1e9f);
+    save_safetensors(dir.file("m.safetensors"), {{"m", mids.data(), {mids.size()}}}, {}, "F16");
+    FloatArray back = SafeTensors::open(dir.file("m.safetensors")).get("m");
+    std::size_t even = 0;
+    for (std::uint32_t h = 0; h + 1 < 0x7c00; ++h) even += back[h] == all[(h & 1) ? h + 1 : h];
+    CHECK(even == 0x7c00 - 1);
+    CHECK(std::isinf(back[mids.size() - 2]));
+    CHECK(std::isinf(back[mids.size() - 1]));
+    // BF16: the upper half of the float, ties to even (values as PyTorch rounds them).
+    std::vector<float> b = {1.0f, 1.0f + 1.0f / 256, 1.0f + 3.0f / 256, -2.5f, 3.0e38f};
+    save_safetensors(dir.file("b.safetensors"), {{"b", b.data(), {5}}}, {}, "BF16");
+    CHECK(SafeTensors::open(dir.file("b.safetensors")).get("b") ==
+          FloatArray{1.0f, 1.0f, 1.0f + 1.0f / 64, -2.5f, 3.00405527e38f});
+    CHECK(error_of([&] { save_safetensors(dir.file("x.safetensors"), {{"b", b.data(), {5}}}, {}, "I8"); })
+              .find("cannot write dtype I8") != std::string::npos);
 }
 
 TEST_CASE("safetensors: every inconsistency is refused with the reason") {

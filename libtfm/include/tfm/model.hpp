@@ -71,7 +71,8 @@ void visit_parameters(Model& m, const std::function<void(const std::string& name
 // A model of zeros with m's structure: the gradient accumulator that mirrors Params.
 Model zeros_like(const Model& m);
 
-// All tensors under their HF names (tied weights once), written atomically.
-void save_model_weights(const std::string& path, const Model& model);
+// All tensors under their HF names (tied weights once), written atomically as dtype F32, F16
+// or BF16.
+void save_model_weights(const std::string& path, const Model& model, const std::string& dtype = "F32");
 
 }  // namespace tfm

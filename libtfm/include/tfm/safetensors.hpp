@@ -52,8 +52,9 @@ struct NamedTensor {
     Shape shape;
 };
 
-// Writes F32 tensors atomically (temporary file in the same directory, then rename).
+// Writes tensors atomically (temporary file in the same directory, then rename), stored as
+// dtype F32, F16 or BF16 (rounded to nearest even; F16 overflow becomes inf).
 void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                      const std::map<std::string, std::string>& metadata = {});
+                      const std::map<std::string, std::string>& metadata = {}, const std::string& dtype = "F32");
 
 }  // namespace tfm

@@ -36,6 +36,13 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// The tokenizer files of a model directory: source.spm and target.spm (or one spm.model for
+// both), and vocab.json when there is one (empty otherwise). Missing models are errors.
+struct TokenizerFiles {
+    std::string source, target, vocab;
+};
+TokenizerFiles tokenizer_files(const std::string& model_dir);
+
 // What a SentencePiece model file holds: piece count and special ids (-1: none).
 struct SpmInfo {
     std::size_t pieces = 0;

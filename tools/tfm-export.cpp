@@ -1,0 +1,27 @@
+// tfm-export: a clean copy of a model directory (config, weights, tokenizer; no checkpoints or
+// logs), with the weights stored as F32, F16 or BF16: how a trained model is shipped.
+#include <sys/stat.h>
+
+#include "common/tool.hpp"
+#include "tfm/error.hpp"
+#include "tfm/model_dir.hpp"
+
+int main(int argc, char** argv) {
+    tfm::tool::Tool tool("tfm-export", "Copy a model directory's model, tokenizer and config, weights as F32, F16 or BF16.",
+        "  tfm-export -m runs/de-en -o share/models/de-en --dtype f16\n"
+        "  echo 'Ein Hund rennt.' | tfm-translate -m share/models/de-en\n");
+    CLI::App& app = tool.app();
+    std::string in, out, dtype = "f32";
+    app.add_option("-m,--model", in, "Model directory to export")->required();
+    app.add_option("-o,--output", out, "Directory to write (created; must not hold a model yet)")->required();
+    app.add_option("--dtype", dtype, "f32 (default), f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
+    return tool.run(argc, argv, [&] {
+        struct stat st {};
+        if (::stat((out + "/config.json").c_str(), &st) == 0)
+            throw tfm::UsageError(out + " already holds a model");
+        tfm::ModelDir md = tfm::load_model_dir(in);  // everything checked before anything is written
+        const std::string upper = dtype == "bf16" ? "BF16" : dtype == "f16" ? "F16" : "F32";
+        tfm::copy_tokenizer(in, out);
+        tfm::save_model(out, md.model, upper);
+    });
+}
