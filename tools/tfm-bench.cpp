@@ -1,4 +1,5 @@
 // tfm-bench: measured costs, always next to this machine's own sgemm throughput.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -8,6 +9,8 @@
 #include "tfm/bench_train.hpp"
 #include "tfm/bench_translate.hpp"
 #include "tfm/error.hpp"
+#include "tfm/fit.hpp"
+#include "tfm/bench_layers.hpp"
 #include "tfm/attention.hpp"
 #include "tfm/gemm.hpp"
 #include "tfm/parallel.hpp"
@@ -53,12 +56,62 @@ tfm::Table machine_table(const Common& c, double ref) {
     return t;
 }
 
-void emit(const Common& c, double ref, const tfm::Table& t) {
+// What a sweep reports besides its points: every repetition, fits, crossovers. Notes are
+// the human lines ("# fit: ..."): after the table, on stderr for CSV (which stays one table),
+// and as their tables in JSON.
+struct Extras {
+    std::vector<std::pair<std::string, tfm::Table>> tables;
+    std::vector<std::string> notes;
+};
+
+void emit(const Common& c, double ref, const tfm::Table& t, const Extras& extra = {}) {
     tfm::Output out(1);
-    if (c.format == "json")
-        out.write(tfm::tables_to_json({{"machine", machine_table(c, ref)}, {"points", t}}));
-    else
-        out.write(t.render(tfm::parse_table_format(c.format)));
+    if (c.format == "json") {
+        std::vector<std::pair<std::string, tfm::Table>> all = {{"machine", machine_table(c, ref)}, {"points", t}};
+        all.insert(all.end(), extra.tables.begin(), extra.tables.end());
+        out.write(tfm::tables_to_json(all));
+        return;
+    }
+    std::string text = t.render(tfm::parse_table_format(c.format));
+    for (const auto& n : extra.notes) {
+        if (c.format == "csv") std::fprintf(stderr, "tfm-bench: %s\n", n.c_str());
+        else text += "# " + n + "\n";
+    }
+    out.write(text);
+}
+
+// Every timed repetition of every point, for the JSON document.
+void add_repetitions(tfm::Table& reps, const std::vector<std::string>& key, const tfm::Timing& t) {
+    for (std::size_t r = 0; r < t.seconds.size(); ++r) {
+        std::vector<std::string> row = key;
+        row.push_back(std::to_string(r));
+        row.push_back(tfm::Table::num(t.seconds[r], 9));
+        reps.add(row);
+    }
+}
+
+// The power law of median time against n and D over the points of at least min_ms, as a
+// note and a row of the fits table.
+void add_fit(Extras& extra, tfm::Table& fits, const std::string& what, const std::vector<std::vector<double>>& x,
+             const std::vector<double>& seconds, double min_ms) {
+    std::vector<std::vector<double>> fx;
+    std::vector<double> fy;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (seconds[i] * 1e3 >= min_ms) fx.push_back(x[i]), fy.push_back(seconds[i]);
+    const std::string label = what.empty() ? "fit" : "fit " + what;
+    try {
+        tfm::PowerFit f = tfm::fit_power_law(fx, fy);
+        if (fx.size() < 3) throw tfm::Error("fewer than 3 points");
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s: time ~ %s (R^2 %.4f, %zu points with median >= %g ms)", label.c_str(),
+                      tfm::format_power_law(f, {"n", "D"}).c_str(), f.r2, f.points, min_ms);
+        extra.notes.push_back(buf);
+        fits.add({what.empty() ? "attention" : what, tfm::Table::num(f.exponents[0], 3),
+                  tfm::Table::num(f.exponents[1], 3), tfm::Table::num(f.r2, 4), std::to_string(f.points)});
+    } catch (const tfm::Error& e) {
+        extra.notes.push_back(label + ": not enough points above " + tfm::Table::num(min_ms, 3) + " ms to fit (" +
+                              e.what() + ")");
+    }
 }
 
 }  // namespace
@@ -68,6 +121,7 @@ int main(int argc, char** argv) {
         "  tfm-bench sgemm --n 256:2048:x2\n"
         "  tfm-bench attention --n 256:4096:x2 --d 512 --heads 8\n"
         "  tfm-bench attention --n 1024 --d 64:1024:x2 --format csv > sweep.csv\n"
+        "  tfm-bench layers --n 16:2048:x2 --d 512          # Table 1 of the paper, measured\n"
         "  tfm-bench translate --preset base --beam 1,4\n");
     CLI::App& app = tool.app();
     app.require_subcommand(1);
@@ -87,7 +141,24 @@ int main(int argc, char** argv) {
     at->add_option("--d", at_d, "Model widths D, e.g. 512 or 64:1024:x2");
     at->add_option("-H,--heads", heads, "Heads H (default 8)")->check(CLI::PositiveNumber);
     at->add_flag("--causal", causal, "Causal mask");
+    double fit_min_ms = 1.0;
+    at->add_option("--fit-min-ms", fit_min_ms,
+                   "Fit time ~ n^a · D^b over the points whose median is at least this (default 1 ms: compute dominates)");
     add_common(at, common);
+
+    std::string ly_n = "16:2048:x2", ly_d = "512", ly_kinds = "self-attention,recurrent,convolutional,restricted";
+    tfm::LayerBenchOptions ly;
+    CLI::App* lyc = app.add_subcommand("layers",
+        "The paper's Table 1 measured: self-attention, recurrent, convolutional and restricted layers on [n,D]");
+    lyc->add_option("--n", ly_n, "Sequence lengths (default 16:2048:x2)");
+    lyc->add_option("--d", ly_d, "Model widths D (default 512)");
+    lyc->add_option("--layers", ly_kinds, "Which layers, comma-separated (default all four)");
+    lyc->add_option("-H,--heads", ly.heads, "Heads of the attention layers (default 8)")->check(CLI::PositiveNumber);
+    lyc->add_option("-k,--kernel", ly.kernel, "Convolution kernel width k (default 3)")->check(CLI::PositiveNumber);
+    lyc->add_option("-r,--window", ly.window, "Neighbourhood r of restricted self-attention (default 64)")
+        ->check(CLI::PositiveNumber);
+    lyc->add_option("--fit-min-ms", fit_min_ms, "Fit each layer's time over points of at least this median (default 1 ms)");
+    add_common(lyc, common);
 
     tfm::TranslateBenchOptions tr;
     std::string tr_beams = "1,4";
@@ -115,6 +186,74 @@ int main(int argc, char** argv) {
     add_common(trn, common);
 
     return tool.run(argc, argv, [&] {
+        if (lyc->parsed()) {
+            auto ns = tfm::parse_range(ly_n);
+            auto ds = tfm::parse_range(ly_d);
+            std::vector<tfm::LayerKind> kinds;
+            std::string rest = ly_kinds;
+            while (!rest.empty()) {
+                const auto comma = rest.find(',');
+                kinds.push_back(tfm::parse_layer_kind(rest.substr(0, comma)));
+                rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+            }
+            for (std::size_t d : ds)
+                try {
+                    tfm::head_size(d, ly.heads);
+                } catch (const tfm::Error& e) {
+                    throw tfm::UsageError(e.what());
+                }
+            double ref = print_header(common);
+            ly.timing = common.timing();
+            tfm::Table t({"layer", "n", "D", "min_ms", "median_ms", "max_ms", "gflop", "gflops", "of_sgemm",
+                          "complexity", "sequential_ops", "max_path"});
+            tfm::Table reps({"layer", "n", "D", "rep", "seconds"}), fits({"layer", "n_exponent", "D_exponent", "r2", "points"});
+            tfm::Table cross({"D", "layer", "n"});
+            Extras extra;
+            std::vector<std::vector<std::vector<double>>> median(kinds.size(), std::vector<std::vector<double>>(ds.size()));
+            for (std::size_t k = 0; k < kinds.size(); ++k) {
+                const tfm::LayerTheory th = tfm::layer_theory(kinds[k]);
+                std::vector<std::vector<double>> x;
+                std::vector<double> y;
+                for (std::size_t di = 0; di < ds.size(); ++di)
+                    for (std::size_t n : ns) {
+                        auto p = tfm::bench_layer(kinds[k], n, ds[di], ly);
+                        t.add({th.name, std::to_string(n), std::to_string(ds[di]), tfm::Table::num(p.timing.min * 1e3, 3),
+                               tfm::Table::num(p.timing.median * 1e3, 3), tfm::Table::num(p.timing.max * 1e3, 3),
+                               tfm::Table::num(p.flops * 1e-9, 6), tfm::Table::num(p.gflops, 1),
+                               tfm::Table::num(p.gflops / ref, 2), th.complexity, th.sequential, th.path});
+                        add_repetitions(reps, {th.name, std::to_string(n), std::to_string(ds[di])}, p.timing);
+                        x.push_back({double(n), double(ds[di])});
+                        y.push_back(p.timing.median);
+                        median[k][di].push_back(p.timing.median);
+                    }
+                add_fit(extra, fits, th.name, x, y, fit_min_ms);
+            }
+            // Where self-attention stops being the cheaper layer, per D (the paper: n < d
+            // against a recurrent layer, counting operations).
+            const auto self = std::find(kinds.begin(), kinds.end(), tfm::LayerKind::SelfAttention);
+            if (self != kinds.end() && ns.size() > 1) {
+                std::vector<double> nx(ns.begin(), ns.end());
+                for (std::size_t di = 0; di < ds.size(); ++di)
+                    for (std::size_t k = 0; k < kinds.size(); ++k) {
+                        if (kinds[k] == tfm::LayerKind::SelfAttention) continue;
+                        const std::string other = tfm::layer_theory(kinds[k]).name;
+                        auto c = tfm::crossover(nx, median[std::size_t(self - kinds.begin())][di], median[k][di]);
+                        const std::string where = "D=" + std::to_string(ds[di]) + ": ";
+                        if (c) {
+                            extra.notes.push_back(where + "self-attention and the " + other + " layer cost the same at n ~ " +
+                                                  tfm::Table::num(*c, 0));
+                            cross.add({std::to_string(ds[di]), other, tfm::Table::num(*c, 1)});
+                        } else {
+                            const bool cheaper = median[std::size_t(self - kinds.begin())][di].back() < median[k][di].back();
+                            extra.notes.push_back(where + "self-attention is " + (cheaper ? "cheaper" : "dearer") +
+                                                  " than the " + other + " layer over the whole range");
+                        }
+                    }
+            }
+            extra.tables = {{"repetitions", reps}, {"fits", fits}, {"crossovers", cross}};
+            emit(common, ref, t, extra);
+            return;
+        }
         if (trn->parsed()) {
             double ref = print_header(common);
             tb.timing = {common.warmup, common.reps, 0.0};
@@ -167,15 +306,24 @@ int main(int argc, char** argv) {
         }
         double ref = print_header(common);
         tfm::Table t({"n", "D", "H", "min_ms", "median_ms", "max_ms", "gflop", "gflops", "of_sgemm", "scores_MiB"});
+        tfm::Table reps({"n", "D", "rep", "seconds"}), fits({"layer", "n_exponent", "D_exponent", "r2", "points"});
+        std::vector<std::vector<double>> x;
+        std::vector<double> y;
         for (std::size_t d : ds) {
             for (std::size_t n : ns) {
                 auto p = tfm::bench_attention(n, d, heads, causal, common.timing());
+                add_repetitions(reps, {std::to_string(n), std::to_string(d)}, p.timing);
+                x.push_back({double(n), double(d)});
+                y.push_back(p.timing.median);
                 t.add({std::to_string(n), std::to_string(d), std::to_string(heads), tfm::Table::num(p.timing.min * 1e3, 3),
                        tfm::Table::num(p.timing.median * 1e3, 3), tfm::Table::num(p.timing.max * 1e3, 3),
                        tfm::Table::num(p.flops * 1e-9, 3), tfm::Table::num(p.gflops, 1),
                        tfm::Table::num(p.gflops / ref, 2), tfm::Table::num(p.scores_bytes / 1048576.0, 1)});
             }
         }
-        emit(common, ref, t);
+        Extras extra;
+        if (x.size() > 1) add_fit(extra, fits, "", x, y, fit_min_ms);
+        extra.tables = {{"repetitions", reps}, {"fits", fits}};
+        emit(common, ref, t, extra);
     });
 }

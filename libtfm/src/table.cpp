@@ -1,6 +1,7 @@
 #include "tfm/table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -68,18 +69,23 @@ std::string Table::render(TableFormat format) const {
 }
 
 std::string tables_to_json(const std::vector<std::pair<std::string, Table>>& tables) {
-    nlohmann::json doc = nlohmann::json::object();
+    nlohmann::ordered_json doc = nlohmann::ordered_json::object();  // tables and columns in their order
     for (const auto& [name, t] : tables) {
-        nlohmann::json rows = nlohmann::json::array();
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const auto& r : t.rows()) {
-            nlohmann::json obj = nlohmann::json::object();
+            nlohmann::ordered_json obj = nlohmann::ordered_json::object();
             for (std::size_t i = 0; i < r.size(); ++i) {
+                const std::string& cell = r[i];
                 char* end = nullptr;
-                double v = std::strtod(r[i].c_str(), &end);
-                if (!r[i].empty() && end && *end == '\0')
+                const double v = std::strtod(cell.c_str(), &end);
+                const bool number = !cell.empty() && end && *end == '\0' && std::isfinite(v);
+                const bool integer = number && cell.find_first_not_of("-0123456789") == std::string::npos;
+                if (integer)
+                    obj[t.columns()[i]] = std::strtoll(cell.c_str(), nullptr, 10);
+                else if (number)
                     obj[t.columns()[i]] = v;
                 else
-                    obj[t.columns()[i]] = r[i];
+                    obj[t.columns()[i]] = cell;
             }
             rows.push_back(std::move(obj));
         }

@@ -30,6 +30,39 @@ if /usr/bin/python3 -c 'import json' 2>/dev/null; then
     /usr/bin/python3 -c 'import json,sys; d=json.load(open("out")); assert d["points"][0]["n"]==32 and d["machine"][0]["sgemm_gflops"]>0' \
         && ok || fail "bench json: $(head -c 300 out)"
 fi
+# Fits: a note after the table (with --fit-min-ms 0 every point takes part); CSV stays one table.
+expect_status 0 "bench attention fit" -- tfm-bench attention --n 32:128:x2 --d 32 --heads 2 --reps 1 --warmup 0 --sgemm-n 64 --fit-min-ms 0
+grep -Eq '^# fit: time ~ n\^-?[0-9]+\.[0-9]{2} \(R\^2 -?[0-9.]+, 3 points with median >= 0 ms\)$' out && ok || fail "fit note: $(tail -2 out)"
+expect_status 0 "bench attention fit, csv" -- tfm-bench attention --n 32:128:x2 --d 32 --heads 2 --reps 1 --warmup 0 --sgemm-n 64 --fit-min-ms 0 --format csv
+grep -q '^# fit' out && fail "a fit note inside CSV" || ok
+expect_err '^tfm-bench: fit: time ~ n\^' "csv fit note on stderr"
+
+# Table 1 of the paper: four layers, theory columns, every repetition and the fits in JSON.
+expect_status 0 "bench layers json" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --window 4 --reps 2 --warmup 0 --sgemm-n 64 --fit-min-ms 0 --format json
+if /usr/bin/python3 -c 'import json' 2>/dev/null; then
+    /usr/bin/python3 - <<'PY' && ok || fail "bench layers json: $(head -c 400 out)"
+import json
+d = json.load(open("out"))
+pts = d["points"]
+assert [p["layer"] for p in pts[::3]] == ["self-attention", "recurrent", "convolutional", "restricted"], pts
+assert [p["n"] for p in pts[:3]] == [8, 16, 32]
+assert {(p["layer"], p["complexity"], p["sequential_ops"], p["max_path"]) for p in pts} == {
+    ("self-attention", "n^2·d", 1, 1), ("recurrent", "n·d^2", "n", "n"),
+    ("convolutional", "k·n·d^2", 1, "log_k(n)"), ("restricted", "r·n·d", 1, "n/r")}
+# counted FLOPs: recurrent 4 n d^2, convolution 2 k n d^2 (k = 3), attention 4 n^2 d
+g = {(p["layer"], p["n"]): p["gflop"] for p in pts}
+assert abs(g[("recurrent", 32)] - 4 * 32 * 16 * 16 * 1e-9) < 1e-6 and abs(g[("self-attention", 32)] - 4 * 32 * 32 * 16 * 1e-9) < 1e-6
+assert len(d["repetitions"]) == 2 * len(pts) and all(r["seconds"] > 0 for r in d["repetitions"])
+assert [f["layer"] for f in d["fits"]] == ["self-attention", "recurrent", "convolutional", "restricted"]
+assert all(f["points"] == 3 for f in d["fits"])
+PY
+fi
+expect_status 0 "bench layers table" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --layers self-attention,recurrent --reps 1 --warmup 0 --sgemm-n 64
+grep -Eq '^# D=16: self-attention (and the recurrent layer cost the same at n ~ [0-9]+|is (cheaper|dearer) than the recurrent layer over the whole range)$' out \
+    && ok || fail "crossover note: $(tail -3 out)"
+expect_status 2 "bench layers: unknown layer" -- tfm-bench layers --layers lstm
+expect_err "unknown layer 'lstm'" "unknown layer message"
+expect_status 2 "bench layers: D % H" -- tfm-bench layers --d 30 --heads 4
 expect_status 0 "bench sgemm markdown" -- tfm-bench sgemm --n 64,128 --reps 1 --sgemm-n 64 --format markdown
 grep -q '^| n ' out && ok || fail "markdown table: $(cat out)"
 expect_status 2 "bench D % H" -- tfm-bench attention --n 32 --d 30 --heads 4
