@@ -182,14 +182,22 @@ int main(int argc, char** argv) {
     auto* add_opt = app.add_flag("--additive", s.layer.additive, "Additive attention w.tanh(W_q q + W_k k) instead of dot products");
     app.add_option("--additive-dim", s.layer.additive_dim, "Hidden size A of additive attention (default: head size)")
         ->needs(add_opt)->check(CLI::PositiveNumber);
+    bool tiled = false;
+    auto* tiled_opt = app.add_flag("--tiled", tiled,
+                                   "Tiled attention: keys in blocks with an online softmax, memory independent of "
+                                   "the sequence length (chosen by itself beyond 128K keys)");
     app.add_flag("--weights-out", s.weights_out,
                  "After each output, write the attention probabilities [H,Tq,Tk] ([B,H,Tq,Tk]) as a further record");
     app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
     tool.add_format_flags();
     (void)prefix_opt;
+    (void)tiled_opt;
 
     return tool.run(argc, argv, [&] {
         att.scaled = !no_scale;
+        if (tiled) att.algorithm = tfm::AttentionAlgorithm::Tiled;
+        if (tiled && s.weights_out) throw tfm::UsageError("--tiled gives no attention weights: drop --weights-out");
+        if (tiled && s.layer.additive) throw tfm::UsageError("--tiled applies to dot-product attention, not --additive");
         if (no_scale && s.layer.additive) throw tfm::UsageError("--no-scale applies to dot-product scores, not --additive");
         s.inputs = cross ? Inputs::Cross : qkv ? Inputs::Qkv : Inputs::Self;
         if (!proj_opt->count()) s.proj = params_opt->count() ? "params" : seed_opt->count() ? "random" : "identity";

@@ -56,6 +56,17 @@ tfm::Table machine_table(const Common& c, double ref) {
     return t;
 }
 
+// "a,b,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_commas(const std::string& list) {
+    std::vector<std::string> out;
+    for (std::size_t pos = 0; pos <= list.size();) {
+        const std::size_t c = std::min(list.find(',', pos), list.size());
+        out.push_back(list.substr(pos, c - pos));
+        pos = c + 1;
+    }
+    return out;
+}
+
 // What a sweep reports besides its points: every repetition, fits, crossovers. Notes are
 // the human lines ("# fit: ..."): after the table, on stderr for CSV (which stays one table),
 // and as their tables in JSON.
@@ -141,6 +152,15 @@ int main(int argc, char** argv) {
     at->add_option("--d", at_d, "Model widths D, e.g. 512 or 64:1024:x2");
     at->add_option("-H,--heads", heads, "Heads H (default 8)")->check(CLI::PositiveNumber);
     at->add_flag("--causal", causal, "Causal mask");
+    std::string at_alg = "blocked";
+    at->add_option("--algorithm", at_alg,
+                   "blocked (default: 128 query rows x all keys per thread), tiled (online softmax over key blocks), "
+                   "plain (all [H,n,n] scores at once), or a list, e.g. plain,tiled")
+        ->check([](const std::string& v) -> std::string {
+            for (const std::string& a : split_commas(v))
+                if (a != "plain" && a != "blocked" && a != "tiled") return "unknown algorithm '" + a + "' (plain, blocked, tiled)";
+            return "";
+        });
     double fit_min_ms = 1.0;
     at->add_option("--fit-min-ms", fit_min_ms,
                    "Fit time ~ n^a · D^b over the points whose median is at least this (default 1 ms: compute dominates)");
@@ -190,12 +210,7 @@ int main(int argc, char** argv) {
             auto ns = tfm::parse_range(ly_n);
             auto ds = tfm::parse_range(ly_d);
             std::vector<tfm::LayerKind> kinds;
-            std::string rest = ly_kinds;
-            while (!rest.empty()) {
-                const auto comma = rest.find(',');
-                kinds.push_back(tfm::parse_layer_kind(rest.substr(0, comma)));
-                rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-            }
+            for (const std::string& k : split_commas(ly_kinds)) kinds.push_back(tfm::parse_layer_kind(k));
             for (std::size_t d : ds)
                 try {
                     tfm::head_size(d, ly.heads);
@@ -305,24 +320,38 @@ int main(int argc, char** argv) {
             }
         }
         double ref = print_header(common);
-        tfm::Table t({"n", "D", "H", "min_ms", "median_ms", "max_ms", "gflop", "gflops", "of_sgemm", "scores_MiB"});
-        tfm::Table reps({"n", "D", "rep", "seconds"}), fits({"layer", "n_exponent", "D_exponent", "r2", "points"});
-        std::vector<std::vector<double>> x;
-        std::vector<double> y;
-        for (std::size_t d : ds) {
-            for (std::size_t n : ns) {
-                auto p = tfm::bench_attention(n, d, heads, causal, common.timing());
-                add_repetitions(reps, {std::to_string(n), std::to_string(d)}, p.timing);
-                x.push_back({double(n), double(d)});
-                y.push_back(p.timing.median);
-                t.add({std::to_string(n), std::to_string(d), std::to_string(heads), tfm::Table::num(p.timing.min * 1e3, 3),
-                       tfm::Table::num(p.timing.median * 1e3, 3), tfm::Table::num(p.timing.max * 1e3, 3),
-                       tfm::Table::num(p.flops * 1e-9, 3), tfm::Table::num(p.gflops, 1),
-                       tfm::Table::num(p.gflops / ref, 2), tfm::Table::num(p.scores_bytes / 1048576.0, 1)});
-            }
-        }
+        std::vector<tfm::BenchAlgorithm> algs;
+        for (const std::string& a : split_commas(at_alg)) algs.push_back(tfm::parse_bench_algorithm(a));
+        tfm::Table t({"algorithm", "n", "D", "H", "min_ms", "median_ms", "max_ms", "gflop", "gflops", "of_sgemm",
+                      "scores_MiB"});
+        tfm::Table reps({"algorithm", "n", "D", "rep", "seconds"}), fits({"layer", "n_exponent", "D_exponent", "r2", "points"});
         Extras extra;
-        if (x.size() > 1) add_fit(extra, fits, "", x, y, fit_min_ms);
+        for (tfm::BenchAlgorithm alg : algs) {
+            const std::string name = tfm::bench_algorithm_name(alg);
+            std::vector<std::vector<double>> x;
+            std::vector<double> y;
+            for (std::size_t d : ds) {
+                for (std::size_t n : ns) {
+                    tfm::AttentionBenchPoint p;
+                    try {
+                        p = tfm::bench_attention(n, d, heads, causal, common.timing(), alg);
+                    } catch (const tfm::Error& e) {  // plain scores that cannot fit: a note, not the end
+                        extra.notes.push_back(name + " n=" + std::to_string(n) + " D=" + std::to_string(d) +
+                                              ": not run: " + e.what());
+                        continue;
+                    }
+                    add_repetitions(reps, {name, std::to_string(n), std::to_string(d)}, p.timing);
+                    x.push_back({double(n), double(d)});
+                    y.push_back(p.timing.median);
+                    t.add({name, std::to_string(n), std::to_string(d), std::to_string(heads),
+                           tfm::Table::num(p.timing.min * 1e3, 3), tfm::Table::num(p.timing.median * 1e3, 3),
+                           tfm::Table::num(p.timing.max * 1e3, 3), tfm::Table::num(p.flops * 1e-9, 3),
+                           tfm::Table::num(p.gflops, 1), tfm::Table::num(p.gflops / ref, 2),
+                           tfm::Table::num(p.scores_bytes / 1048576.0, 1)});
+                }
+            }
+            if (x.size() > 1) add_fit(extra, fits, algs.size() > 1 ? name : "", x, y, fit_min_ms);
+        }
         extra.tables = {{"repetitions", reps}, {"fits", fits}};
         emit(common, ref, t, extra);
     });

@@ -7,6 +7,7 @@
 
 #include "tfm/error.hpp"
 #include "tfm/parallel.hpp"
+#include "tfm/tiled_attention.hpp"
 
 namespace tfm {
 
@@ -73,6 +74,16 @@ void attend(const std::vector<AttentionItem>& items, std::size_t heads, bool cau
 }
 
 void dot_product_attention(const std::vector<AttentionItem>& items, const AttentionOptions& opt) {
+    bool weights = false;
+    std::size_t longest = 0;
+    for (const AttentionItem& it : items) weights |= it.weights != nullptr, longest = std::max(longest, it.k.rows);
+    if (opt.algorithm == AttentionAlgorithm::Tiled && weights)
+        throw Error("tiled attention gives no attention weights: they are [H,Tq,Tk] by nature");
+    if (!weights && (opt.algorithm == AttentionAlgorithm::Tiled ||
+                     (opt.algorithm == AttentionAlgorithm::Auto && blocked_scratch_bytes(longest) > kScoreScratchBudget))) {
+        tiled_attention(items, opt);
+        return;
+    }
     std::vector<std::size_t> dk(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         dk[i] = head_size(items[i].q.cols, opt.heads);

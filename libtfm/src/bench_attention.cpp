@@ -1,17 +1,63 @@
 #include "tfm/bench_attention.hpp"
 
+#include <cstdio>
+#include <fstream>
 #include <vector>
 
+#include "tfm/error.hpp"
 #include "tfm/multihead.hpp"
+#include "tfm/parallel.hpp"
+#include "tfm/tiled_attention.hpp"
 
 namespace tfm {
 
+namespace {
+std::string gib(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1 << 30));
+    return buf;
+}
+}  // namespace
+
+BenchAlgorithm parse_bench_algorithm(const std::string& name) {
+    if (name == "plain") return BenchAlgorithm::Plain;
+    if (name == "blocked") return BenchAlgorithm::Blocked;
+    if (name == "tiled") return BenchAlgorithm::Tiled;
+    throw UsageError("unknown attention algorithm '" + name + "' (plain, blocked, tiled)");
+}
+
+const char* bench_algorithm_name(BenchAlgorithm a) {
+    return a == BenchAlgorithm::Plain ? "plain" : a == BenchAlgorithm::Tiled ? "tiled" : "blocked";
+}
+
+double available_memory_bytes() {
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    double kb = 0;
+    while (f >> key >> kb) {
+        if (key == "MemAvailable:") return kb * 1024.0;
+        f.ignore(256, '\n');
+    }
+    return 0;
+}
+
 AttentionBenchPoint bench_attention(std::size_t n, std::size_t d, std::size_t heads, bool causal,
-                                    const TimingOptions& opt) {
+                                    const TimingOptions& opt, BenchAlgorithm algorithm) {
     MultiHeadConfig cfg;
     cfg.d = d;
     cfg.attention.heads = heads;
     cfg.attention.causal = causal;
+    cfg.attention.algorithm = algorithm == BenchAlgorithm::Tiled ? AttentionAlgorithm::Tiled : AttentionAlgorithm::Blocked;
+    const double threads = double(num_threads());
+    const double plain_bytes = double(heads) * double(n) * double(n) * sizeof(float);
+    std::vector<float> weights;
+    if (algorithm == BenchAlgorithm::Plain) {
+        const double avail = available_memory_bytes();
+        if (avail > 0 && plain_bytes > 0.9 * avail)
+            throw Error("plain attention at n=" + std::to_string(n) + " needs " + gib(plain_bytes) +
+                        " of scores, more than the " + gib(avail) + " available");
+        weights.resize(std::size_t(plain_bytes / sizeof(float)));
+    }
     MultiHeadParams p = random_multihead(cfg, 1);
     std::vector<float> x(n * d), y(n * d);
     Rng rng(2);
@@ -23,10 +69,13 @@ AttentionBenchPoint bench_attention(std::size_t n, std::size_t d, std::size_t he
     pt.n = n;
     pt.d = d;
     pt.heads = heads;
-    pt.timing = time_it([&] { multihead_forward(mat(y.data(), n, d), nullptr, xm, xm, xm, mask, cfg.attention, p, ws); }, opt);
+    float* w = weights.empty() ? nullptr : weights.data();
+    pt.timing = time_it([&] { multihead_forward(mat(y.data(), n, d), w, xm, xm, xm, mask, cfg.attention, p, ws); }, opt);
     pt.flops = multihead_flops(n, n, d, p);
     pt.gflops = pt.flops / pt.timing.min * 1e-9;
-    pt.scores_bytes = double(n) * double(n) * sizeof(float);  // one head at a time
+    pt.scores_bytes = algorithm == BenchAlgorithm::Plain   ? plain_bytes
+                      : algorithm == BenchAlgorithm::Tiled ? threads * double(tiled_scratch_bytes(d, heads))
+                                                           : threads * double(blocked_scratch_bytes(n));
     return pt;
 }
 

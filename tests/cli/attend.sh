@@ -80,6 +80,17 @@ expect_status 1 "params with a prefix that names nothing" -- tfm-attend --params
 expect_err "missing tensor 'enc.q_proj.weight'" "missing tensor message"
 
 # NaN in, NaN out (documented, as in PyTorch), exit 0.
+# Tiled attention (online softmax over key blocks) gives the plain result, masks included.
+tfm-posenc -n 700 -d 64 > long.npy
+tfm-attend --heads 4 --causal --proj random --seed 3 < long.npy > plain.npy
+expect_status 0 "--tiled" -- tfm-attend --heads 4 --causal --proj random --seed 3 --tiled < long.npy
+compare plain.npy out "tiled = plain (causal, 700 positions)" --rtol 1e-5 --atol 1e-5
+tfm-attend --heads 8 --key-lengths 300 < long.npy > plain.npy
+expect_status 0 "--tiled with padding" -- tfm-attend --heads 8 --key-lengths 300 --tiled < long.npy
+compare plain.npy out "tiled = plain (300 of 700 keys)" --rtol 1e-5 --atol 1e-5
+expect_status 2 "--tiled with --weights-out" -- tfm-attend --tiled --weights-out < long.npy
+expect_err "gives no attention weights" "--tiled --weights-out message"
+
 printf '1 2\nnan 1\n3 4\n' > nan.txt
 expect_status 0 "NaN input" -- tfm-attend -t < nan.txt
 grep -qi nan out && ok || fail "NaN propagates"

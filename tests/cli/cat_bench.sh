@@ -21,15 +21,25 @@ cmp -s out a.npy && ok || fail "records before the missing file are kept"
 expect_status 0 "bench attention csv" -- tfm-bench attention --n 32,64 --d 32:64:x2 --heads 4 --reps 1 --warmup 0 --sgemm-n 64 --format csv
 grep -q '^# machine: .*cores, [0-9]* threads, OpenBLAS' out && ok || fail "bench header: $(head -2 out)"
 grep -q '^# sgemm n=64: [0-9.]* GFLOP/s$' out && ok || fail "bench sgemm line"
-grep -q '^n,D,H,min_ms,median_ms,max_ms,gflop,gflops,of_sgemm,scores_MiB$' out && ok || fail "csv columns"
-[ "$(grep -c '^[0-9]' out)" -eq 4 ] && ok || fail "2 x 2 points expected: $(cat out)"
+grep -q '^algorithm,n,D,H,min_ms,median_ms,max_ms,gflop,gflops,of_sgemm,scores_MiB$' out && ok || fail "csv columns"
+[ "$(grep -c '^blocked,[0-9]' out)" -eq 4 ] && ok || fail "2 x 2 points expected: $(cat out)"
 # FLOPs are counted, not timed: n=64, D=32 is 4 projections 4*2*64*32*32 + 2*2*64*64*32.
-grep -q '^64,32,4,.*,0\.001,' out && ok || fail "counted GFLOP for n=64, D=32: $(grep '^64,32' out)"
+grep -q '^blocked,64,32,4,.*,0\.001,' out && ok || fail "counted GFLOP for n=64, D=32: $(grep '^blocked,64,32' out)"
 expect_status 0 "bench json" -- tfm-bench attention --n 32 --d 32 --heads 2 --reps 2 --warmup 0 --sgemm-n 64 --format json
 if /usr/bin/python3 -c 'import json' 2>/dev/null; then
     /usr/bin/python3 -c 'import json,sys; d=json.load(open("out")); assert d["points"][0]["n"]==32 and d["machine"][0]["sgemm_gflops"]>0' \
         && ok || fail "bench json: $(head -c 300 out)"
 fi
+# Algorithms: the plain one holds [H,n,n] scores, the tiled one a fixed scratch; plain scores
+# that cannot fit are a note, not a crash.
+expect_status 0 "bench plain and tiled" -- tfm-bench attention --n 64,128 --d 32 --heads 2 --algorithm plain,tiled --reps 1 --warmup 0 --sgemm-n 64 --format csv
+grep -q '^plain,128,32,2,.*,0\.1$' out && ok || fail "plain scores 2 x 128 x 128 floats = 0.1 MiB: $(grep '^plain,128' out)"
+[ "$(grep -c '^tiled,' out)" -eq 2 ] && ok || fail "two tiled rows: $(cat out)"
+expect_status 0 "bench plain that cannot fit" -- tfm-bench attention --n 1000000 --d 64 --heads 8 --algorithm plain --reps 1 --warmup 0 --sgemm-n 64
+[ -s err ] && fail "stderr: $(cat err)" || ok
+grep -q '^# plain n=1000000 D=64: not run: plain attention at n=1000000 needs 29802.3 GiB of scores, more than the' out && ok || fail "not-run note: $(tail -2 out)"
+expect_status 2 "bench unknown algorithm" -- tfm-bench attention --algorithm flash
+
 # Fits: a note after the table (with --fit-min-ms 0 every point takes part); CSV stays one table.
 expect_status 0 "bench attention fit" -- tfm-bench attention --n 32:128:x2 --d 32 --heads 2 --reps 1 --warmup 0 --sgemm-n 64 --fit-min-ms 0
 grep -Eq '^# fit: time ~ n\^-?[0-9]+\.[0-9]{2} \(R\^2 -?[0-9.]+, 3 points with median >= 0 ms\)$' out && ok || fail "fit note: $(tail -2 out)"

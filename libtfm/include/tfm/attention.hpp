@@ -15,10 +15,18 @@
 
 namespace tfm {
 
+// How scores are held: Blocked keeps one block of 128 query rows against all keys per thread
+// (an exact softmax, 128*Tk floats); Tiled also splits the keys and computes the softmax
+// online (tiled_attention.hpp: scratch independent of Tk); Auto is Blocked unless its block
+// would pass kScoreScratchBudget bytes. Weights [H,Tq,Tk] asked for are always materialised.
+enum class AttentionAlgorithm { Auto, Blocked, Tiled };
+constexpr std::size_t kScoreScratchBudget = std::size_t(64) << 20;
+
 struct AttentionOptions {
     std::size_t heads = 1;  // H
     bool causal = false;
     bool scaled = true;     // multiply scores by 1/sqrt(K); false: unscaled dot product
+    AttentionAlgorithm algorithm = AttentionAlgorithm::Auto;
 };
 
 // Per-head size D/H, or an Error naming both numbers when H does not divide D.
