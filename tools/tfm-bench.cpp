@@ -6,6 +6,7 @@
 #include "common/tool.hpp"
 #include "tfm/bench.hpp"
 #include "tfm/bench_attention.hpp"
+#include "tfm/bench_breakdown.hpp"
 #include "tfm/bench_train.hpp"
 #include "tfm/bench_translate.hpp"
 #include "tfm/error.hpp"
@@ -180,6 +181,27 @@ int main(int argc, char** argv) {
     lyc->add_option("--fit-min-ms", fit_min_ms, "Fit each layer's time over points of at least this median (default 1 ms)");
     add_common(lyc, common);
 
+    std::string bd_n = "64:1024:x2";
+    std::size_t bd_d = 512, bd_heads = 8, bd_ffn = 2048;
+    CLI::App* bdc = app.add_subcommand("breakdown",
+        "One encoder layer taken apart as n grows: projections, QK^T, softmax, PV, output projection, LayerNorm, FFN");
+    bdc->add_option("--n", bd_n, "Sequence lengths (default 64:1024:x2)");
+    bdc->add_option("--d", bd_d, "D (default 512)")->check(CLI::PositiveNumber);
+    bdc->add_option("-H,--heads", bd_heads, "H (default 8)")->check(CLI::PositiveNumber);
+    bdc->add_option("--ffn", bd_ffn, "F (default 2048)")->check(CLI::PositiveNumber);
+    add_common(bdc, common);
+
+    std::string ds_pos = "8:256:x2", ds_preset = "base";
+    std::size_t ds_src = 20, ds_vocab = 8000;
+    CLI::App* dsc = app.add_subcommand("decode-step",
+        "One decoding step with the key/value cache against recomputing the prefix, by target position");
+    dsc->add_option("--positions", ds_pos, "Target positions (default 8:256:x2)");
+    dsc->add_option("--preset", ds_preset, "base (default), big, small or tiny")
+        ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
+    dsc->add_option("--source-length", ds_src, "Source tokens (default 20)")->check(CLI::PositiveNumber);
+    dsc->add_option("--vocab", ds_vocab, "V (default 8000)")->check(CLI::Range(4, 1 << 24));
+    add_common(dsc, common);
+
     tfm::TranslateBenchOptions tr;
     std::string tr_beams = "1,4";
     CLI::App* trc = app.add_subcommand("translate",
@@ -206,6 +228,47 @@ int main(int argc, char** argv) {
     add_common(trn, common);
 
     return tool.run(argc, argv, [&] {
+        if (bdc->parsed()) {
+            auto ns = tfm::parse_range(bd_n);
+            try {
+                tfm::head_size(bd_d, bd_heads);
+            } catch (const tfm::Error& e) {
+                throw tfm::UsageError(e.what());
+            }
+            double ref = print_header(common);
+            tfm::Table t({"n", "part", "median_ms", "share", "gflops"});
+            tfm::Table reps({"n", "part", "rep", "seconds"});
+            for (std::size_t n : ns) {
+                auto parts = tfm::bench_encoder_layer_parts(n, bd_d, bd_heads, bd_ffn, common.timing());
+                double total = 0;
+                for (const auto& p : parts) total += p.timing.median;
+                for (const auto& p : parts) {
+                    t.add({std::to_string(n), p.name, tfm::Table::num(p.timing.median * 1e3, 3),
+                           tfm::Table::num(p.timing.median / total, 3),
+                           p.flops > 0 ? tfm::Table::num(p.flops / p.timing.min * 1e-9, 1) : "-"});
+                    add_repetitions(reps, {std::to_string(n), p.name}, p.timing);
+                }
+                t.add({std::to_string(n), "layer (sum)", tfm::Table::num(total * 1e3, 3), "1.000", "-"});
+            }
+            Extras extra;
+            extra.tables = {{"repetitions", reps}};
+            emit(common, ref, t, extra);
+            return;
+        }
+        if (dsc->parsed()) {
+            auto positions = tfm::parse_range(ds_pos);
+            tfm::ModelConfig c = tfm::preset_config(ds_preset, ds_vocab);
+            if (positions.back() + 2 > c.max_positions)
+                throw tfm::UsageError("positions up to " + std::to_string(c.max_positions - 2) + " (the model's length)");
+            double ref = print_header(common);
+            tfm::Table t({"position", "cached_ms", "recomputed_ms", "speedup"});
+            for (const auto& p : tfm::bench_decode_steps(c, ds_src, positions, common.timing()))
+                t.add({std::to_string(p.position), tfm::Table::num(p.cached.median * 1e3, 3),
+                       tfm::Table::num(p.recomputed.median * 1e3, 3),
+                       tfm::Table::num(p.recomputed.median / p.cached.median, 1)});
+            emit(common, ref, t);
+            return;
+        }
         if (lyc->parsed()) {
             auto ns = tfm::parse_range(ly_n);
             auto ds = tfm::parse_range(ly_d);

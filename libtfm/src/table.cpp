@@ -32,6 +32,13 @@ std::string Table::num(double v, int decimals) {
 }
 
 namespace {
+// Characters on a terminal: UTF-8 continuation bytes take no column ("n^2·d" is 5 wide).
+std::size_t width(const std::string& s) {
+    std::size_t w = 0;
+    for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+    return w;
+}
+
 std::string csv_cell(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";
@@ -47,17 +54,17 @@ std::string Table::render(TableFormat format) const {
             if (format == TableFormat::Csv) {
                 out += (i ? "," : "") + csv_cell(cells[i]);
             } else if (format == TableFormat::Markdown) {
-                out += "| " + cells[i] + std::string(w[i] - cells[i].size(), ' ') + " ";
+                out += "| " + cells[i] + std::string(w[i] - width(cells[i]), ' ') + " ";
             } else {
-                out += (i ? "  " : "") + std::string(w[i] - cells[i].size(), ' ') + cells[i];
+                out += (i ? "  " : "") + std::string(w[i] - width(cells[i]), ' ') + cells[i];
             }
         }
         out += format == TableFormat::Markdown ? "|\n" : "\n";
     };
     std::vector<std::size_t> w(columns_.size());
     for (std::size_t i = 0; i < columns_.size(); ++i) {
-        w[i] = columns_[i].size();
-        for (const auto& r : rows_) w[i] = std::max(w[i], r[i].size());
+        w[i] = width(columns_[i]);
+        for (const auto& r : rows_) w[i] = std::max(w[i], width(r[i]));
     }
     line(columns_, w);
     if (format == TableFormat::Markdown) {

@@ -73,6 +73,15 @@ grep -Eq '^# D=16: self-attention (and the recurrent layer cost the same at n ~ 
 expect_status 2 "bench layers: unknown layer" -- tfm-bench layers --layers lstm
 expect_err "unknown layer 'lstm'" "unknown layer message"
 expect_status 2 "bench layers: D % H" -- tfm-bench layers --d 30 --heads 4
+# Breakdown of an encoder layer: seven parts and their sum per n, shares adding up to 1.
+expect_status 0 "bench breakdown" -- tfm-bench breakdown --n 16,32 --d 32 --heads 4 --ffn 64 --reps 1 --warmup 0 --sgemm-n 64 --format csv
+[ "$(grep -c '^16,' out)" -eq 8 ] && [ "$(grep -c '^32,' out)" -eq 8 ] && ok || fail "8 rows per n: $(cat out)"
+awk -F, '$1 == 32 && $2 != "layer (sum)" { s += $4 } END { exit !(s > 0.99 && s < 1.01) }' out && ok || fail "shares: $(cat out)"
+grep -q '^32,QK^T,' out && grep -q '^32,softmax,.*,-$' out && ok || fail "parts named"
+# A decoding step with the cache against recomputing the prefix.
+expect_status 0 "bench decode-step" -- tfm-bench decode-step --preset tiny --vocab 50 --positions 4,8 --reps 1 --warmup 0 --sgemm-n 64 --format csv
+grep -q '^position,cached_ms,recomputed_ms,speedup$' out && [ "$(grep -c '^[48],' out)" -eq 2 ] && ok || fail "decode-step rows: $(cat out)"
+expect_status 2 "bench decode-step past the model's length" -- tfm-bench decode-step --preset tiny --positions 600
 expect_status 0 "bench sgemm markdown" -- tfm-bench sgemm --n 64,128 --reps 1 --sgemm-n 64 --format markdown
 grep -q '^| n ' out && ok || fail "markdown table: $(cat out)"
 expect_status 2 "bench D % H" -- tfm-bench attention --n 32 --d 30 --heads 4
