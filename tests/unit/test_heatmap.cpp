@@ -1,0 +1,99 @@
+// PNG encoding and heatmaps: the PNG is decoded here (zlib) and its size and pixels checked.
+#include <zlib.h>
+
+#include "helpers.hpp"
+#include "tfm/heatmap.hpp"
+
+using namespace tfm;
+using tfm_test::error_of;
+
+namespace {
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+    return std::uint32_t(std::uint8_t(s[at])) << 24 | std::uint32_t(std::uint8_t(s[at + 1])) << 16 |
+           std::uint32_t(std::uint8_t(s[at + 2])) << 8 | std::uint32_t(std::uint8_t(s[at + 3]));
+}
+
+// Decodes what encode_png writes (chunks checked by CRC; filter 0 rows) back to an image.
+Image decode_png(const std::string& png) {
+    REQUIRE(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+    std::size_t at = 8, w = 0, h = 0;
+    std::string idat;
+    for (;;) {
+        const std::uint32_t len = be32(png, at);
+        const std::string type = png.substr(at + 4, 4), data = png.substr(at + 8, len);
+        const std::string body = png.substr(at + 4, 4 + len);
+        CHECK(be32(png, at + 8 + len) == crc32(0L, reinterpret_cast<const Bytef*>(body.data()), uInt(body.size())));
+        if (type == "IHDR") {
+            w = be32(data, 0), h = be32(data, 4);
+            CHECK(data.substr(8, 5) == std::string("\x08\x02\0\0\0", 5));
+        }
+        if (type == "IDAT") idat += data;
+        at += 12 + len;
+        if (type == "IEND") break;
+    }
+    CHECK(at == png.size());
+    std::string raw(h * (1 + 3 * w), '\0');
+    uLongf n = uLongf(raw.size());
+    REQUIRE(uncompress(reinterpret_cast<Bytef*>(&raw[0]), &n, reinterpret_cast<const Bytef*>(idat.data()),
+                       uLong(idat.size())) == Z_OK);
+    REQUIRE(n == raw.size());
+    Image img(w, h);
+    for (std::size_t y = 0; y < h; ++y) {
+        CHECK(raw[y * (1 + 3 * w)] == 0);
+        for (std::size_t x = 0; x < w; ++x) {
+            const char* p = &raw[y * (1 + 3 * w) + 1 + 3 * x];
+            img.at(x, y) = {std::uint8_t(p[0]), std::uint8_t(p[1]), std::uint8_t(p[2])};
+        }
+    }
+    return img;
+}
+
+bool same(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+}  // namespace
+
+TEST_CASE("heatmap: a known matrix becomes the PNG of its cells") {
+    const float m[6] = {0.0f, 0.5f, 1.0f, 1.0f, 0.25f, 0.0f};  // [2,3]
+    HeatmapOptions o;
+    o.cell = 10;
+    Image img = decode_png(encode_png(heatmap_image({mat(m, 2, 3)}, o)));
+    CHECK(img.width == 30);
+    CHECK(img.height == 20);
+    // Every pixel of a cell has the cell's colour; the map runs dark purple (min) to yellow (max).
+    for (std::size_t y = 0; y < 20; ++y)
+        for (std::size_t x = 0; x < 30; ++x) REQUIRE(same(img.at(x, y), colormap(m[(y / 10) * 3 + x / 10])));
+    CHECK(same(img.at(0, 0), Rgb{68, 1, 84}));
+    CHECK(same(img.at(29, 0), Rgb{253, 231, 37}));
+    CHECK(same(img.at(15, 5), colormap(0.5)));
+}
+
+TEST_CASE("heatmap: panels in a grid over one colour range; SVG labels; bad input") {
+    const float a[4] = {0, 1, 2, 3}, b[4] = {4, 5, 6, 7}, c[4] = {0, 0, 0, 7};
+    HeatmapOptions o;
+    o.cell = 2;
+    Image img = heatmap_image({mat(a, 2, 2), mat(b, 2, 2), mat(c, 2, 2)}, o);  // a 2 x 2 grid of panels, 4 px apart
+    CHECK(img.width == 2 * 4 + 4);
+    CHECK(img.height == 2 * 4 + 4);
+    CHECK(same(img.at(0, 0), colormap(0.0)));              // a[0] = 0, the minimum of all panels
+    CHECK(same(img.at(8 + 3, 3), colormap(1.0)));          // b[3] = 7, the maximum
+    CHECK(same(img.at(5, 0), Rgb{255, 255, 255}));         // the gap
+    CHECK(same(img.at(11, 11), Rgb{255, 255, 255}));       // the empty fourth place
+    o.lo = 0, o.hi = 14;                                   // a given range
+    CHECK(same(heatmap_image({mat(b, 2, 2)}, o).at(3, 3), colormap(0.5)));
+    o.row_labels = {"ein", "<Hund>"};
+    o.col_labels = {"a", "dog"};
+    o.titles = {"head 0"};
+    const std::string svg = heatmap_svg({mat(a, 2, 2)}, o);
+    CHECK(svg.find("<svg") == 0);
+    CHECK(svg.find("&lt;Hund&gt;") != std::string::npos);
+    CHECK(svg.find(">dog</text>") != std::string::npos);
+    CHECK(svg.find(">head 0</text>") != std::string::npos);
+    CHECK(svg.find("data:image/png;base64,iVBORw0KGgo") != std::string::npos);  // the PNG signature in base64
+    CHECK(error_of([] { heatmap_image({}, {}); }).find("nothing to draw") != std::string::npos);
+    std::vector<float> big(10);
+    HeatmapOptions huge;
+    huge.cell = 256;
+    CHECK(error_of([&] { heatmap_image({mat(big.data(), 1, 10)}, huge); }).empty());
+    CHECK(error_of([] { Image none(0, 0); encode_png(none); }).find("png: image of 0x0") != std::string::npos);
+}

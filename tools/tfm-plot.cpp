@@ -1,0 +1,112 @@
+// tfm-plot: heatmaps of tensor records read from stdin: attention weights [Tq,Tk] or
+// [H,Tq,Tk] (one panel per head; [B,H,Tq,Tk] gives B*H panels), positional encodings [T,D].
+#include <fstream>
+
+#include "common/tool.hpp"
+#include "tfm/error.hpp"
+#include "tfm/heatmap.hpp"
+#include "tfm/line_reader.hpp"
+#include "tfm/stream.hpp"
+
+namespace {
+
+// "attn.png" -> "attn-3.png" for the third of several records.
+std::string numbered(const std::string& path, std::size_t n) {
+    const std::size_t dot = path.rfind('.'), slash = path.rfind('/');
+    const std::size_t at = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? path.size() : dot;
+    return path.substr(0, at) + "-" + std::to_string(n) + path.substr(at);
+}
+
+std::vector<std::string> words(const std::string& line) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        std::size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+        if (j > i) out.push_back(line.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f.write(bytes.data(), std::streamsize(bytes.size()));
+        if (!f.flush()) {
+            std::remove(tmp.c_str());
+            throw tfm::Error(path + ": cannot write");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw tfm::Error(path + ": cannot write");
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    tfm::tool::Tool tool("tfm-plot", "Heatmaps (PNG or SVG) of attention weights and positional encodings read from stdin.",
+        "  tfm-posenc -n 100 -d 128 | tfm-plot -o pe.png\n"
+        "  tfm-posenc -n 8 -d 16 | tfm-attend --heads 4 --causal --weights-out | tfm-plot -o attn.svg   # attn-1.svg attn-2.svg\n"
+        "  echo 'Ein Hund rennt.' | tfm-encode -m model --attention-out att.npy >/dev/null; tfm-plot -o att.png < att.npy\n");
+    CLI::App& app = tool.app();
+    std::string out, labels_file;
+    tfm::HeatmapOptions opt;
+    std::vector<double> range;
+    app.add_option("-o,--output", out, "File to write: .png or .svg (several records: name-1.png, name-2.png, ...)")
+        ->required();
+    app.add_option("--cell", opt.cell, "Pixels per matrix cell (default: about 360 pixels per panel)")
+        ->check(CLI::Range(1, 256));
+    app.add_option("--range", range, "Colour range LO HI (default: the data's minimum and maximum)")->expected(2);
+    app.add_option("--labels", labels_file,
+                   "Token labels, one line per record (SVG): the columns' labels, and the rows' when the counts match")
+        ->check(CLI::ExistingFile);
+    return tool.run(argc, argv, [&] {
+        const bool svg = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0;
+        const bool png = out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
+        if (!svg && !png) throw tfm::UsageError(out + ": the output must end in .png or .svg");
+        if (!range.empty()) {
+            if (!(range[0] < range[1])) throw tfm::UsageError("--range needs LO < HI");
+            opt.lo = range[0], opt.hi = range[1];
+        }
+        std::unique_ptr<tfm::LineReader> labels;
+        if (!labels_file.empty()) labels = std::make_unique<tfm::LineReader>(labels_file);
+        tfm::Input in(0);
+        tfm::TensorReader reader(in);
+        std::vector<std::pair<std::string, std::string>> files;  // written at the end: all or nothing
+        while (auto rec = reader.next()) {
+            const std::size_t index = reader.records_read() - 1;
+            tfm::FloatArray a = tfm::as_float(std::move(*rec));
+            const std::size_t rank = a.dimension();
+            if (rank < 2 || rank > 4)
+                throw tfm::record_error(index, "a heatmap needs [R,C], [H,R,C] or [B,H,R,C], got " + tfm::shape_of(a));
+            const std::size_t r = a.shape(rank - 2), c = a.shape(rank - 1), panels = a.size() / std::max<std::size_t>(r * c, 1);
+            if (a.size() == 0) throw tfm::record_error(index, "an empty tensor " + tfm::shape_of(a));
+            std::vector<tfm::ConstMat> mats;
+            tfm::HeatmapOptions o = opt;
+            for (std::size_t k = 0; k < panels; ++k) {
+                mats.push_back(tfm::mat(a.data() + k * r * c, r, c));
+                if (panels > 1)
+                    o.titles.push_back(rank == 4 ? "row " + std::to_string(k / a.shape(1)) + ", head " +
+                                                       std::to_string(k % a.shape(1))
+                                                 : "head " + std::to_string(k));
+            }
+            std::string line;
+            if (labels && labels->next(line)) {
+                o.col_labels = words(line);
+                if (o.col_labels.size() == r) o.row_labels = o.col_labels;
+            }
+            std::string bytes = svg ? tfm::heatmap_svg(mats, o) : tfm::encode_png(tfm::heatmap_image(mats, o));
+            files.push_back({std::to_string(files.size() + 1), std::move(bytes)});
+        }
+        if (files.empty()) throw tfm::Error("no records on stdin: nothing to plot");
+        for (const auto& [n, bytes] : files) write_file(files.size() == 1 ? out : numbered(out, std::stoul(n)), bytes);
+        if (files.size() > 1)
+            tool.info(std::to_string(files.size()) + " records: wrote " + numbered(out, 1) + " ... " +
+                      numbered(out, files.size()));
+    });
+}
