@@ -1,6 +1,7 @@
 // tfm-bench: measured costs, always next to this machine's own sgemm throughput.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "common/tool.hpp"
@@ -11,6 +12,7 @@
 #include "tfm/bench_translate.hpp"
 #include "tfm/error.hpp"
 #include "tfm/fit.hpp"
+#include "tfm/plot.hpp"
 #include "tfm/bench_layers.hpp"
 #include "tfm/attention.hpp"
 #include "tfm/gemm.hpp"
@@ -74,7 +76,54 @@ std::vector<std::string> split_commas(const std::string& list) {
 struct Extras {
     std::vector<std::pair<std::string, tfm::Table>> tables;
     std::vector<std::string> notes;
+    std::string text_plot;  // --plot -: after the notes (stderr with csv and json)
 };
+
+// One curve of a sweep for --plot, with its own power law drawn over the points it was fitted on.
+void add_series(std::vector<tfm::PlotSeries>& plot, const std::string& name, const std::vector<double>& n,
+                const std::vector<double>& seconds, double min_ms) {
+    tfm::PlotSeries ps{name, n, seconds, {}, {}};
+    std::vector<std::vector<double>> fx;
+    std::vector<double> fy;
+    for (std::size_t i = 0; i < n.size(); ++i)
+        if (seconds[i] * 1e3 >= min_ms) fx.push_back({n[i]}), fy.push_back(seconds[i]);
+    if (fx.size() >= 2) {
+        try {
+            const tfm::PowerFit f = tfm::fit_power_law(fx, fy);
+            for (const auto& x : fx) ps.fit_x.push_back(x[0]), ps.fit_y.push_back(f.predict(x));
+            char buf[32];
+            std::snprintf(buf, sizeof buf, " (n^%.2f)", f.exponents[0]);
+            ps.name += buf;
+        } catch (const tfm::Error&) {  // n does not vary: no line
+        }
+    }
+    plot.push_back(std::move(ps));
+}
+
+// --plot FILE: .svg or .png written now; "-" becomes the text plot of the output.
+void write_plot(const std::string& path, const std::vector<tfm::PlotSeries>& series, const tfm::PlotOptions& opt,
+                Extras& extra) {
+    if (path.empty()) return;
+    if (path == "-") {
+        extra.text_plot = tfm::plot_text(series, opt);
+        return;
+    }
+    const std::string bytes =
+        path.size() > 4 && path.compare(path.size() - 4, 4, ".svg") == 0 ? tfm::plot_svg(series, opt)
+                                                                          : tfm::encode_png(tfm::plot_image(series, opt));
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!f.flush()) throw tfm::Error(path + ": cannot write");
+}
+
+// The --plot option of a sweep; the extension is checked before anything is measured.
+void add_plot_option(CLI::App* sub, std::string& path) {
+    sub->add_option("--plot", path, "Log-log plot of time against n with the fitted lines: FILE.svg, FILE.png, or - (text)")
+        ->check([](const std::string& v) -> std::string {
+            const auto ends = [&](const char* e) { return v.size() > 4 && v.compare(v.size() - 4, 4, e) == 0; };
+            return v == "-" || ends(".svg") || ends(".png") ? "" : "--plot takes FILE.svg, FILE.png or -";
+        });
+}
 
 void emit(const Common& c, double ref, const tfm::Table& t, const Extras& extra = {}) {
     tfm::Output out(1);
@@ -82,6 +131,7 @@ void emit(const Common& c, double ref, const tfm::Table& t, const Extras& extra 
         std::vector<std::pair<std::string, tfm::Table>> all = {{"machine", machine_table(c, ref)}, {"points", t}};
         all.insert(all.end(), extra.tables.begin(), extra.tables.end());
         out.write(tfm::tables_to_json(all));
+        std::fputs(extra.text_plot.c_str(), stderr);
         return;
     }
     std::string text = t.render(tfm::parse_table_format(c.format));
@@ -89,6 +139,8 @@ void emit(const Common& c, double ref, const tfm::Table& t, const Extras& extra 
         if (c.format == "csv") std::fprintf(stderr, "tfm-bench: %s\n", n.c_str());
         else text += "# " + n + "\n";
     }
+    if (c.format == "csv") std::fputs(extra.text_plot.c_str(), stderr);
+    else text += extra.text_plot;
     out.write(text);
 }
 
@@ -163,6 +215,8 @@ int main(int argc, char** argv) {
             return "";
         });
     double fit_min_ms = 1.0;
+    std::string plot_path;
+    add_plot_option(at, plot_path);
     at->add_option("--fit-min-ms", fit_min_ms,
                    "Fit time ~ n^a · D^b over the points whose median is at least this (default 1 ms: compute dominates)");
     add_common(at, common);
@@ -178,6 +232,7 @@ int main(int argc, char** argv) {
     lyc->add_option("-k,--kernel", ly.kernel, "Convolution kernel width k (default 3)")->check(CLI::PositiveNumber);
     lyc->add_option("-r,--window", ly.window, "Neighbourhood r of restricted self-attention (default 64)")
         ->check(CLI::PositiveNumber);
+    add_plot_option(lyc, plot_path);
     lyc->add_option("--fit-min-ms", fit_min_ms, "Fit each layer's time over points of at least this median (default 1 ms)");
     add_common(lyc, common);
 
@@ -287,6 +342,7 @@ int main(int argc, char** argv) {
             tfm::Table reps({"layer", "n", "D", "rep", "seconds"}), fits({"layer", "n_exponent", "D_exponent", "r2", "points"});
             tfm::Table cross({"D", "layer", "n"});
             Extras extra;
+            std::vector<tfm::PlotSeries> plot;
             std::vector<std::vector<std::vector<double>>> median(kinds.size(), std::vector<std::vector<double>>(ds.size()));
             for (std::size_t k = 0; k < kinds.size(); ++k) {
                 const tfm::LayerTheory th = tfm::layer_theory(kinds[k]);
@@ -305,6 +361,9 @@ int main(int argc, char** argv) {
                         median[k][di].push_back(p.timing.median);
                     }
                 add_fit(extra, fits, th.name, x, y, fit_min_ms);
+                for (std::size_t di = 0; di < ds.size(); ++di)
+                    add_series(plot, std::string(th.name) + (ds.size() > 1 ? " D=" + std::to_string(ds[di]) : ""),
+                               std::vector<double>(ns.begin(), ns.end()), median[k][di], fit_min_ms);
             }
             // Where self-attention stops being the cheaper layer, per D (the paper: n < d
             // against a recurrent layer, counting operations).
@@ -329,6 +388,7 @@ int main(int argc, char** argv) {
                     }
             }
             extra.tables = {{"repetitions", reps}, {"fits", fits}, {"crossovers", cross}};
+            write_plot(plot_path, plot, {"Table 1 measured: [n,D] -> [n,D] layers", "n", "time (s)"}, extra);
             emit(common, ref, t, extra);
             return;
         }
@@ -389,6 +449,7 @@ int main(int argc, char** argv) {
                       "scores_MiB"});
         tfm::Table reps({"algorithm", "n", "D", "rep", "seconds"}), fits({"layer", "n_exponent", "D_exponent", "r2", "points"});
         Extras extra;
+        std::vector<tfm::PlotSeries> plot;
         for (tfm::BenchAlgorithm alg : algs) {
             const std::string name = tfm::bench_algorithm_name(alg);
             std::vector<std::vector<double>> x;
@@ -414,8 +475,16 @@ int main(int argc, char** argv) {
                 }
             }
             if (x.size() > 1) add_fit(extra, fits, algs.size() > 1 ? name : "", x, y, fit_min_ms);
+            for (std::size_t d : ds) {
+                std::vector<double> sn, sy;
+                for (std::size_t i = 0; i < x.size(); ++i)
+                    if (x[i][1] == double(d)) sn.push_back(x[i][0]), sy.push_back(y[i]);
+                if (!sn.empty())
+                    add_series(plot, (algs.size() > 1 ? name + " " : "") + "D=" + std::to_string(d), sn, sy, fit_min_ms);
+            }
         }
         extra.tables = {{"repetitions", reps}, {"fits", fits}};
+        if (!plot.empty()) write_plot(plot_path, plot, {"multi-head self-attention, H=" + std::to_string(heads), "n", "time (s)"}, extra);
         emit(common, ref, t, extra);
     });
 }

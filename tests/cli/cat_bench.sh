@@ -82,6 +82,17 @@ grep -q '^32,QK^T,' out && grep -q '^32,softmax,.*,-$' out && ok || fail "parts 
 expect_status 0 "bench decode-step" -- tfm-bench decode-step --preset tiny --vocab 50 --positions 4,8 --reps 1 --warmup 0 --sgemm-n 64 --format csv
 grep -q '^position,cached_ms,recomputed_ms,speedup$' out && [ "$(grep -c '^[48],' out)" -eq 2 ] && ok || fail "decode-step rows: $(cat out)"
 expect_status 2 "bench decode-step past the model's length" -- tfm-bench decode-step --preset tiny --positions 600
+# Plots of sweeps: SVG and PNG files, or text after the table.
+expect_status 0 "bench --plot svg" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --window 4 --reps 1 --warmup 0 --sgemm-n 64 --fit-min-ms 0 --plot l.svg
+grep -q '>recurrent (n^-\?[0-9.]*)</text>' l.svg && ok || fail "SVG legend: $(grep -o '>[a-z-]* (n^[^<]*<' l.svg | head -2)"
+expect_status 0 "bench --plot png" -- tfm-bench attention --n 16,32 --d 16 --heads 2 --reps 1 --warmup 0 --sgemm-n 64 --plot a.png
+[ "$(head -c 8 a.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] && ok || fail "PNG plot"
+expect_status 0 "bench --plot -" -- tfm-bench attention --n 16,32 --d 16 --heads 2 --reps 1 --warmup 0 --sgemm-n 64 --plot -
+grep -q '^ *\* D=16' out && grep -q 'time (s) against n, log-log' out && ok || fail "text plot: $(tail -4 out)"
+expect_status 0 "bench --plot - with csv: stdout stays csv" -- tfm-bench attention --n 16,32 --d 16 --heads 2 --reps 1 --warmup 0 --sgemm-n 64 --plot - --format csv
+grep -q 'log-log' out && fail "plot inside CSV" || ok
+grep -q 'log-log' err && ok || fail "text plot on stderr"
+expect_status 2 "bench --plot other extension" -- tfm-bench attention --plot a.jpg
 expect_status 0 "bench sgemm markdown" -- tfm-bench sgemm --n 64,128 --reps 1 --sgemm-n 64 --format markdown
 grep -q '^| n ' out && ok || fail "markdown table: $(cat out)"
 expect_status 2 "bench D % H" -- tfm-bench attention --n 32 --d 30 --heads 4

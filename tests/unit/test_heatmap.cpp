@@ -1,8 +1,9 @@
-// PNG encoding and heatmaps: the PNG is decoded here (zlib) and its size and pixels checked.
+// PNG encoding, heatmaps and sweep plots: the PNG is decoded here (zlib) and its pixels checked.
 #include <zlib.h>
 
 #include "helpers.hpp"
 #include "tfm/heatmap.hpp"
+#include "tfm/plot.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;
@@ -96,4 +97,33 @@ TEST_CASE("heatmap: panels in a grid over one colour range; SVG labels; bad inpu
     huge.cell = 256;
     CHECK(error_of([&] { heatmap_image({mat(big.data(), 1, 10)}, huge); }).empty());
     CHECK(error_of([] { Image none(0, 0); encode_png(none); }).find("png: image of 0x0") != std::string::npos);
+}
+
+TEST_CASE("plots: log-log sweeps as SVG, PNG and text") {
+    PlotSeries a{"quadratic", {16, 32, 64, 128}, {1e-4, 4e-4, 1.6e-3, 6.4e-3}, {16, 128}, {1e-4, 6.4e-3}};
+    PlotSeries b{"linear", {16, 32, 64, 128}, {1e-3, 2e-3, 4e-3, 8e-3}, {}, {}};
+    PlotOptions o{"a sweep", "n", "time (s)"};
+    const std::string svg = plot_svg({a, b}, o);
+    CHECK(svg.find(">quadratic</text>") != std::string::npos);
+    CHECK(svg.find(">linear</text>") != std::string::npos);
+    CHECK(svg.find(">a sweep</text>") != std::string::npos);
+    CHECK(svg.find("text-anchor=\"middle\">128</text>") != std::string::npos);  // an x tick at a measured n
+    CHECK(svg.find("stroke-dasharray") != std::string::npos);                  // the fitted line
+    Image img = plot_image({a, b}, o);
+    CHECK(img.width == 720);
+    CHECK(img.height == 440);
+    std::size_t blue = 0, orange = 0;
+    for (const Rgb& p : img.pixels) blue += same(p, Rgb{31, 119, 180}), orange += same(p, Rgb{255, 127, 14});
+    CHECK(blue > 100);    // the first series' points, line and legend key
+    CHECK(orange > 100);  // the second's
+    const std::string text = plot_text({a, b}, o, 40, 10);
+    CHECK(text.find("a sweep\n") == 0);
+    CHECK(text.find("* quadratic") != std::string::npos);
+    CHECK(text.find("+ linear") != std::string::npos);
+    // Both series end at the top right: the largest time is on the first row, at the last column.
+    const std::size_t first_row = text.find('\n') + 1;
+    const std::string row0 = text.substr(first_row, text.find('\n', first_row) - first_row);
+    CHECK(row0.find_first_of("*+") != std::string::npos);
+    CHECK(error_of([] { plot_svg({PlotSeries{"none", {}, {}, {}, {}}}, {}); }).find("no positive points") !=
+          std::string::npos);
 }
