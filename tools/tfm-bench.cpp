@@ -163,9 +163,13 @@ void add_fit(Extras& extra, tfm::Table& fits, const std::string& what, const std
     for (std::size_t i = 0; i < x.size(); ++i)
         if (seconds[i] * 1e3 >= min_ms) fx.push_back(x[i]), fy.push_back(seconds[i]);
     const std::string label = what.empty() ? "fit" : "fit " + what;
+    if (fx.size() < 3) {
+        extra.notes.push_back(label + ": " + std::to_string(fx.size()) + " points with median >= " +
+                              tfm::Table::num(min_ms, 3) + " ms, 3 needed (see --fit-min-ms)");
+        return;
+    }
     try {
         tfm::PowerFit f = tfm::fit_power_law(fx, fy);
-        if (fx.size() < 3) throw tfm::Error("fewer than 3 points");
         char buf[160];
         std::snprintf(buf, sizeof buf, "%s: time ~ %s (R^2 %.4f, %zu points with median >= %g ms)", label.c_str(),
                       tfm::format_power_law(f, {"n", "D"}).c_str(), f.r2, f.points, min_ms);
@@ -173,8 +177,7 @@ void add_fit(Extras& extra, tfm::Table& fits, const std::string& what, const std
         fits.add({what.empty() ? "attention" : what, tfm::Table::num(f.exponents[0], 3),
                   tfm::Table::num(f.exponents[1], 3), tfm::Table::num(f.r2, 4), std::to_string(f.points)});
     } catch (const tfm::Error& e) {
-        extra.notes.push_back(label + ": not enough points above " + tfm::Table::num(min_ms, 3) + " ms to fit (" +
-                              e.what() + ")");
+        extra.notes.push_back(label + ": no fit (" + std::string(e.what()) + ")");
     }
 }
 
@@ -446,7 +449,7 @@ int main(int argc, char** argv) {
         std::vector<tfm::BenchAlgorithm> algs;
         for (const std::string& a : split_commas(at_alg)) algs.push_back(tfm::parse_bench_algorithm(a));
         tfm::Table t({"algorithm", "n", "D", "H", "min_ms", "median_ms", "max_ms", "gflop", "gflops", "of_sgemm",
-                      "scores_MiB"});
+                      "scores_MiB", "peak_rss_MiB"});
         tfm::Table reps({"algorithm", "n", "D", "rep", "seconds"}), fits({"layer", "n_exponent", "D_exponent", "r2", "points"});
         Extras extra;
         std::vector<tfm::PlotSeries> plot;
@@ -471,7 +474,7 @@ int main(int argc, char** argv) {
                            tfm::Table::num(p.timing.min * 1e3, 3), tfm::Table::num(p.timing.median * 1e3, 3),
                            tfm::Table::num(p.timing.max * 1e3, 3), tfm::Table::num(p.flops * 1e-9, 3),
                            tfm::Table::num(p.gflops, 1), tfm::Table::num(p.gflops / ref, 2),
-                           tfm::Table::num(p.scores_bytes / 1048576.0, 1)});
+                           tfm::Table::num(p.scores_bytes / 1048576.0, 1), tfm::Table::num(p.peak_rss_mib, 0)});
                 }
             }
             if (x.size() > 1) add_fit(extra, fits, algs.size() > 1 ? name : "", x, y, fit_min_ms);

@@ -13,6 +13,21 @@
 
 namespace tfm {
 
+double peak_rss_mib() {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+    return 0;
+}
+
+bool reset_peak_rss() {
+    std::ofstream f("/proc/self/clear_refs");
+    f << "5";
+    f.flush();
+    return bool(f);
+}
+
 Timing time_it(const std::function<void()>& run, const TimingOptions& opt) {
     for (int i = 0; i < opt.warmup; ++i) run();
     Timing t;

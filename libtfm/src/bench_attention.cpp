@@ -49,6 +49,7 @@ AttentionBenchPoint bench_attention(std::size_t n, std::size_t d, std::size_t he
     cfg.attention.causal = causal;
     cfg.attention.algorithm = algorithm == BenchAlgorithm::Tiled ? AttentionAlgorithm::Tiled : AttentionAlgorithm::Blocked;
     const double threads = double(num_threads());
+    reset_peak_rss();  // this point's own peak, from here
     const double plain_bytes = double(heads) * double(n) * double(n) * sizeof(float);
     std::vector<float> weights;
     if (algorithm == BenchAlgorithm::Plain) {
@@ -71,6 +72,7 @@ AttentionBenchPoint bench_attention(std::size_t n, std::size_t d, std::size_t he
     pt.heads = heads;
     float* w = weights.empty() ? nullptr : weights.data();
     pt.timing = time_it([&] { multihead_forward(mat(y.data(), n, d), w, xm, xm, xm, mask, cfg.attention, p, ws); }, opt);
+    pt.peak_rss_mib = peak_rss_mib();
     pt.flops = multihead_flops(n, n, d, p);
     pt.gflops = pt.flops / pt.timing.min * 1e-9;
     pt.scores_bytes = algorithm == BenchAlgorithm::Plain   ? plain_bytes

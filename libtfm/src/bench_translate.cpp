@@ -9,14 +9,6 @@
 
 namespace tfm {
 
-double peak_rss_mib() {
-    std::ifstream f("/proc/self/status");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-    return 0;
-}
-
 TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
     ModelConfig c = preset_config(opt.preset, opt.vocab);
     Model m = random_model(c, 1);

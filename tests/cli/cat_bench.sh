@@ -21,7 +21,7 @@ cmp -s out a.npy && ok || fail "records before the missing file are kept"
 expect_status 0 "bench attention csv" -- tfm-bench attention --n 32,64 --d 32:64:x2 --heads 4 --reps 1 --warmup 0 --sgemm-n 64 --format csv
 grep -q '^# machine: .*cores, [0-9]* threads, OpenBLAS' out && ok || fail "bench header: $(head -2 out)"
 grep -q '^# sgemm n=64: [0-9.]* GFLOP/s$' out && ok || fail "bench sgemm line"
-grep -q '^algorithm,n,D,H,min_ms,median_ms,max_ms,gflop,gflops,of_sgemm,scores_MiB$' out && ok || fail "csv columns"
+grep -q '^algorithm,n,D,H,min_ms,median_ms,max_ms,gflop,gflops,of_sgemm,scores_MiB,peak_rss_MiB$' out && ok || fail "csv columns"
 [ "$(grep -c '^blocked,[0-9]' out)" -eq 4 ] && ok || fail "2 x 2 points expected: $(cat out)"
 # FLOPs are counted, not timed: n=64, D=32 is 4 projections 4*2*64*32*32 + 2*2*64*64*32.
 grep -q '^blocked,64,32,4,.*,0\.001,' out && ok || fail "counted GFLOP for n=64, D=32: $(grep '^blocked,64,32' out)"
@@ -33,7 +33,7 @@ fi
 # Algorithms: the plain one holds [H,n,n] scores, the tiled one a fixed scratch; plain scores
 # that cannot fit are a note, not a crash.
 expect_status 0 "bench plain and tiled" -- tfm-bench attention --n 64,128 --d 32 --heads 2 --algorithm plain,tiled --reps 1 --warmup 0 --sgemm-n 64 --format csv
-grep -q '^plain,128,32,2,.*,0\.1$' out && ok || fail "plain scores 2 x 128 x 128 floats = 0.1 MiB: $(grep '^plain,128' out)"
+grep -q '^plain,128,32,2,.*,0\.1,[0-9]*$' out && ok || fail "plain scores 2 x 128 x 128 floats = 0.1 MiB: $(grep '^plain,128' out)"
 [ "$(grep -c '^tiled,' out)" -eq 2 ] && ok || fail "two tiled rows: $(cat out)"
 expect_status 0 "bench plain that cannot fit" -- tfm-bench attention --n 1000000 --d 64 --heads 8 --algorithm plain --reps 1 --warmup 0 --sgemm-n 64
 [ -s err ] && fail "stderr: $(cat err)" || ok

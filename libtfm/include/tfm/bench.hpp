@@ -33,6 +33,12 @@ struct MachineInfo {
 };
 MachineInfo machine_info();
 
+// Peak resident memory of this process (VmHWM) in MiB, and its reset to the current resident
+// size (Linux's /proc/self/clear_refs), so that a measurement's own peak can be read; false
+// when the kernel does not allow the reset (the peak is then the process's so far).
+double peak_rss_mib();
+bool reset_peak_rss();
+
 // "256:4096:x2" (geometric), "128:1024:+128" (arithmetic), "64,128,512" or "512".
 std::vector<std::size_t> parse_range(const std::string& spec);
 

@@ -21,6 +21,7 @@ struct AttentionBenchPoint {
     double flops = 0;          // counted FLOPs of one forward pass
     double gflops = 0;         // flops / best time
     double scores_bytes = 0;   // what the algorithm holds of scores at once (all threads)
+    double peak_rss_mib = 0;   // the process's peak resident memory while this point ran
 };
 
 // Plain attention whose [H,n,n] scores would not fit in the memory available is refused

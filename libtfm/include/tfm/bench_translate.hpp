@@ -26,7 +26,5 @@ struct TranslateBenchPoint {
 // compare with any engine given the same workload.
 TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt);
 
-// Peak resident set size of this process (VmHWM), MiB.
-double peak_rss_mib();
 
 }  // namespace tfm
