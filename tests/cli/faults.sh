@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Faults: a training run killed with SIGKILL at random moments, several times, always resumes
+# from an intact checkpoint, loses at most one checkpoint interval, and finishes; a million
+# tiny records stream through in bounded memory; every text input gives one output line per
+# input line, whatever its bytes.
+. "$(dirname "$0")/lib.sh"
+copy_corpus 600 > train.txt
+arch=(--preset tiny --d-model 32 --ffn 64 --batch-tokens 256 --warmup 50 --dropout 0 --save-every 5 --log-every 1)
+tfm-train --src train.txt --tgt train.txt -o run "${arch[@]}" --vocab-size 40 --steps 1 >/dev/null 2>&1
+RANDOM=7
+for round in 1 2 3 4; do
+    tfm-train --src train.txt --tgt train.txt -o run --resume --steps 400 --save-every 5 --log-every 1 \
+        --batch-tokens 256 --warmup 50 --dropout 0 >/dev/null 2>"kill$round.err" &
+    pid=$!
+    sleep "0.$((3 + RANDOM % 7))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    last=$(tail -1 run/metrics.tsv | cut -f1)
+    # The newest checkpoint is whole: the next run resumes from it, within one interval of the
+    # last logged step.
+    expect_status 0 "round $round: resume after SIGKILL" -- tfm-train --src train.txt --tgt train.txt -o run --resume \
+        --steps $((last + 1)) --save-every 5 --log-every 1 --batch-tokens 256 --warmup 50 --dropout 0
+    from=$(grep -o 'at step [0-9]*' err | grep -o '[0-9]*$')
+    [ -n "$from" ] && [ "$from" -ge $((last - 5)) ] && ok || fail "round $round: resumed at step '$from', last logged $last: $(cat err)"
+    expect_status 0 "round $round: the model directory translates" -- bash -c 'head -3 train.txt | tfm-translate -m run --max-length 8'
+done
+ls run/checkpoints | grep -q tmp && fail "a temporary checkpoint left behind: $(ls run/checkpoints)" || ok
+expect_status 0 "the resumed run finishes" -- tfm-train --src train.txt --tgt train.txt -o run --resume --steps 420 \
+    --save-every 5 --log-every 1 --batch-tokens 256 --warmup 50 --dropout 0
+[ "$(tail -1 run/metrics.tsv | cut -f1)" = 420 ] && ok || fail "finished at step $(tail -1 run/metrics.tsv | cut -f1)"
+
+# A million [1] records through tfm-cat: all of them, in bounded memory.
+expect_status 0 "a million tiny records" -- bash -c \
+    'awk "BEGIN { for (i = 0; i < 1000000; i++) printf \"%d\n\n\", i }" | tfm-cat > million.npy && tfm-cat --info million.npy | wc -l'
+[ "$(cat out)" -eq 1000000 ] && ok || fail "records: $(cat out)"
+python3 -c '
+import resource, subprocess, sys
+with open("last.txt", "wb") as out:
+    p = subprocess.run(["tfm-cat", "-t", "million.npy"], stdout=subprocess.PIPE, check=True)
+    out.write(p.stdout.split()[-1] + b"\n")
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' > rss.txt
+[ "$(cat last.txt)" = 999999 ] && ok || fail "last record $(cat last.txt)"
+[ "$(cat rss.txt)" -lt 65536 ] && ok || fail "peak RSS $(cat rss.txt) KiB for a million records"
+rm -f million.npy
+
+# One line out per line in, for random bytes: NUL, CR, invalid UTF-8, long and empty lines.
+tfm-init -o m --preset tiny --spm run/source.spm >/dev/null 2>&1
+for seed in 1 2 3; do
+    python3 -c "
+import random, sys
+r = random.Random($seed)
+alphabet = [b'a', b'b', b' ', b'\0', b'\r', b'\xff', b'\xc3', b'\xa9', b'ka ', b'lo ', b'\t']
+lines = [b''.join(r.choice(alphabet) for _ in range(r.choice([0, 1, 5, 40, 3000]))) for _ in range(30)]
+sys.stdout.buffer.write(b'\n'.join(lines) + (b'\n' if $seed != 2 else b''))" > rnd$seed.txt
+    n=$(python3 -c "d = open('rnd$seed.txt', 'rb').read(); print(d.count(b'\n') + (0 if d.endswith(b'\n') or not d else 1))")
+    expect_status 0 "random bytes $seed through tfm-translate" -- tfm-translate -m m --max-length 4 < rnd$seed.txt
+    [ "$(awk 'END { print NR }' out)" -eq "$n" ] && ok || fail "seed $seed: $(awk 'END { print NR }' out) lines for $n"
+    expect_status 0 "random bytes $seed through tfm-encode | tfm-decode" -- bash -c "tfm-encode -m m < rnd$seed.txt | tfm-decode -m m --max-length 4"
+    [ "$(awk 'END { print NR }' out)" -eq "$n" ] && ok || fail "seed $seed pipeline: $(awk 'END { print NR }' out) lines for $n"
+done
+finish
