@@ -1,22 +1,26 @@
 # tfm: the Transformer of "Attention Is All You Need" as small Unix tools.
 #   make          build (installs missing Debian packages first when run as root)
-#   make test     build, run the test suite, then run it again under ASan + UBSan
+#   make test     build, run the test suite, then again under ASan + UBSan, then fuzz (libFuzzer)
 #   make demo     a pipeline of the tools, as in the README
 #   make install  install tools, library, headers, man pages (PREFIX=/usr/local)
 #   make deps     install the Debian packages tfm needs (or print the apt-get line)
 #   make bench    the attention benchmark against this machine's sgemm
+#   make fuzz     each fuzz target for FUZZ_SECONDS (default 600) from its seed corpus
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
+FUZZ_BUILD  ?= build-fuzz
+FUZZ_SECONDS ?= 15
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
 # Build and test dependencies: all Debian packages.
 DEB_PACKAGES := g++ cmake make pkg-config libcli11-dev libxtensor-dev libxtensor-blas-dev \
-                libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev python3-numpy
+                libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev python3-numpy \
+                clang libclang-rt-14-dev
 
-.PHONY: all build test test-release test-asan demo install deps bench clean
+.PHONY: all build test test-release test-asan test-fuzz fuzz demo install deps bench clean
 
 all: build
 
@@ -49,8 +53,18 @@ test-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-# Both runs: the optimised build, then the sanitizer build. ctest's summary closes each.
-test: test-release test-asan
+# libFuzzer targets (clang, ASan + UBSan) over the readers, FUZZ_SECONDS each from their seeds.
+test-fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFM_FUZZ=ON \
+	    -DTFM_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS) > /dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+fuzz:
+	$(MAKE) test-fuzz FUZZ_SECONDS=600
+
+# All runs: the optimised build, the sanitizer build, a fuzz smoke run. ctest's summary closes each.
+test: test-release test-asan test-fuzz
 
 # The tools on a freshly initialised model (random weights: the translation is noise until
 # tfm-train exists), then attention over positional encodings.
@@ -68,4 +82,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

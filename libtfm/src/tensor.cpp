@@ -37,16 +37,21 @@ IdArray as_ids(Record record) {
 }
 
 std::size_t checked_numel(const Shape& shape, std::size_t limit) {
-    for (std::size_t d : shape)
-        if (d == 0) return 0;
+    // The non-zero dimensions must fit too: a [0, 10^16, 10^16] tensor holds nothing, but its
+    // strides would overflow (found by fuzzing).
     std::size_t n = 1;
+    bool empty = false;
     for (std::size_t d : shape) {
-        if (d != 0 && n > limit / d)
+        if (d == 0) {
+            empty = true;
+            continue;
+        }
+        if (n > limit / d)
             throw Error("shape " + shape_str(shape) + " has more than " + std::to_string(limit) +
                         " elements");
         n *= d;
     }
-    return n;
+    return empty ? 0 : n;
 }
 
 }  // namespace tfm

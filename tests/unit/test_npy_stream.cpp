@@ -138,6 +138,9 @@ TEST_CASE("npy: malformed input gives 'record N: ...' errors") {
     CHECK(err(npy("{'descr': '<f4', 'shape': (2,), }", "abcdefgh")).find("record 1: malformed .npy header: missing key") == 0);
     CHECK(err(npy("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }", "")).find("malformed .npy header") != std::string::npos);
     CHECK(err(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,-1), }", "")).find("malformed .npy header") != std::string::npos);
+    // Empty, but with dimensions whose strides would overflow (found by fuzzing the text reader).
+    CHECK(err(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4000000000, 4000000000), }", ""))
+              .find("has more than") != std::string::npos);
     CHECK(err(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "")).find("unexpected key 'x'") != std::string::npos);
     CHECK(err(npy("['descr']", "")).find("malformed .npy header") != std::string::npos);
     CHECK(err(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } trailing", "")).find("malformed") != std::string::npos);

@@ -31,6 +31,14 @@ TEST_CASE("text: '# shape:' gives other ranks and empty tensors") {
     CHECK(std::get<FloatArray>(recs[3]).shape() == std::vector<std::size_t>{0, 4});
 }
 
+TEST_CASE("text: an empty tensor with huge other dimensions is refused (found by fuzzing)") {
+    // [0, 1.3e16, 133366] holds nothing, but its strides would overflow a signed 64-bit index.
+    CHECK(error_of([] { read_all("# shape: 0 13333333333333333 133366\n\n"); }).find("has more than") !=
+          std::string::npos);
+    CHECK(error_of([] { read_all("# shape: 2893532222 0 2893532224\n\n"); }).find("has more than") != std::string::npos);
+    CHECK(std::get<FloatArray>(read_all("# shape: 0 1000 1000\n\n")[0]).size() == 0);  // reasonable ones still read
+}
+
 TEST_CASE("text: CRLF line ends, tabs, commas, a missing final newline") {
     auto recs = read_all("1\t2,3\r\n4 5 6\r\n\r\n+7 -8 9");
     REQUIRE(recs.size() == 2);

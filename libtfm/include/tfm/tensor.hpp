@@ -29,7 +29,8 @@ FloatArray as_float(Record record);
 // The record as ids; a float record must hold integral values (what text input gives).
 IdArray as_ids(Record record);
 
-// Product of the dimensions, or throws when it overflows `limit` elements.
+// Product of the dimensions, or throws when it overflows `limit` elements; the product of the
+// non-zero dimensions is held to the same limit even when another dimension is 0.
 std::size_t checked_numel(const Shape& shape, std::size_t limit);
 
 }  // namespace tfm

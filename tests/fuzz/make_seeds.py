@@ -1,0 +1,48 @@
+#!/usr/bin/python3
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/).
+Run from tests/fuzz:  /usr/bin/python3 make_seeds.py   (needs python3-numpy)"""
+import glob
+import io
+import json
+import os
+
+import numpy as np
+
+
+def npy(a):
+    b = io.BytesIO()
+    np.save(b, a)
+    return b.getvalue()
+
+
+def write(target, name, data):
+    os.makedirs(f"corpus/{target}", exist_ok=True)
+    with open(f"corpus/{target}/{name}", "wb") as f:
+        f.write(data)
+
+
+# .npy records without their 6-byte magic (the target puts it back).
+write("npy_stream", "f4_2x3", npy(np.arange(6, dtype=np.float32).reshape(2, 3))[6:])
+write("npy_stream", "i8_4", npy(np.array([1, 2, 3, 4], dtype=np.int64))[6:])
+write("npy_stream", "f8_be", npy(np.array([[1.5, -2]], dtype=">f8"))[6:])
+write("npy_stream", "fortran", npy(np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))[6:])
+write("npy_stream", "two_records", npy(np.ones((1, 2), np.float32))[6:] + npy(np.zeros((3,), np.int32)))
+write("npy_stream", "scalar", npy(np.float32(3.0))[6:])
+for name, text in {"matrix": b"1 2\n3 4\n", "shaped": b"# shape: 2 1 3\n1 2 3\n\n4 5 6\n",
+                   "special": b"nan inf -inf\n1e-3 -0 7\n", "two": b"1\n\n2 3\n4 5\n",
+                   "empty_shape": b"# shape: 0 4\n"}.items():
+    write("text_stream", name, text)
+for p in sorted(glob.glob("../golden/data/attn_*.safetensors"))[:3]:
+    write("safetensors", os.path.basename(p), open(p, "rb").read())
+hdr = json.dumps({"h": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}, "__metadata__": {"format": "pt"}}).encode()
+write("safetensors", "f16", len(hdr).to_bytes(8, "little") + hdr + b"\x00\x3c\x00\xc0")
+configs = sorted(glob.glob("../golden/data/model_*/config.json"))
+for p in configs:
+    write("config", p.split("/")[-2], open(p, "rb").read())
+# model_dir: the first byte picks the file replaced (0 weights, 1 config, 2 source.spm).
+write("model_dir", "weights", b"\x00" + open(sorted(glob.glob("../golden/data/attn_*.safetensors"))[0], "rb").read())
+write("model_dir", "config", b"\x01" + open(configs[0], "rb").read())
+write("model_dir", "spm", b"\x02" + b"\x0a\x05hello")
+for name, text in {"plain": "ka lo mi\nHaus Hund\n".encode(), "bytes": b"ka\xff\xfe lo\r\n\x00nu\n\n   \n",
+                   "long": ("ka " * 200).encode(), "unicode": "über naïve Straße — 東京\n".encode()}.items():
+    write("text_lines", name, text)
