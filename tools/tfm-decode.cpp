@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "common/decode_flags.hpp"
+#include "common/model_option.hpp"
 #include "common/tool.hpp"
 #include "tfm/error.hpp"
 #include "tfm/model_dir.hpp"
@@ -16,13 +17,13 @@ int main(int argc, char** argv) {
     CLI::App& app = tool.app();
     std::string model_dir;
     tfm::tool::DecodeFlags flags;
-    app.add_option("-m,--model", model_dir, "Model directory")->required();
+    tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_decode_flags(app, flags);
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(flags.threads);
         const tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
-        tfm::ModelDir md = tfm::load_model_dir(model_dir);
+        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
         const std::size_t d = md.model.config.d_model;
         tfm::Input in(STDIN_FILENO);
         tfm::TensorReader reader(in);

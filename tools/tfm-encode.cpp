@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/source_lines.hpp"
+#include "common/model_option.hpp"
 #include "common/tool.hpp"
 #include "tfm/bench.hpp"
 #include "tfm/error.hpp"
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
     bool ids = false, strict = false;
     std::size_t batch = 32, window = 0;
     int threads = 0;
-    app.add_option("-m,--model", model_dir, "Model directory")->required();
+    tfm::tool::add_model_option(app, model_dir);
     app.add_flag("--ids", ids, "Input lines are integer ids (eos appended unless present), not text");
     app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
     auto* att = app.add_option("--attention-out", attention_out,
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(threads);
-        tfm::ModelDir md = tfm::load_model_dir(model_dir);
+        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
         const tfm::ModelConfig& c = md.model.config;
         std::optional<tfm::EncodedCapture> capture;
         int att_fd = -1;

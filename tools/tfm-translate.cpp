@@ -4,6 +4,7 @@
 
 #include "common/decode_flags.hpp"
 #include "common/source_lines.hpp"
+#include "common/model_option.hpp"
 #include "common/tool.hpp"
 #include "tfm/error.hpp"
 #include "tfm/model_dir.hpp"
@@ -18,7 +19,7 @@ int main(int argc, char** argv) {
     std::string model_dir;
     bool strict = false, ids_in = false;
     tfm::tool::DecodeFlags flags;
-    app.add_option("-m,--model", model_dir, "Model directory")->required();
+    tfm::tool::add_model_option(app, model_dir);
     app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
     app.add_flag("--input-ids", ids_in, "Input lines are integer ids, not text");
     tfm::tool::add_decode_flags(app, flags);
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(flags.threads);
         const tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
-        tfm::ModelDir md = tfm::load_model_dir(model_dir);
+        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
         tfm::tool::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
