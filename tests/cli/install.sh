@@ -12,6 +12,12 @@ for f in bin/tfm-posenc bin/tfm-attend bin/tfm-cat bin/tfm-bench "$libdir/libtfm
 done
 expect_status 0 "installed tools run (relocatable)" -- env -u LD_LIBRARY_PATH "$prefix/bin/tfm-posenc" -n 2 -d 4 -t
 [ "$(head -1 out)" = "0 1 0 1" ] && ok || fail "installed tfm-posenc output: $(cat out)"
+# The shipped model is installed, and the installed tools find it without -m.
+[ -s "$prefix/share/tfm/models/multi30k-de-en/model.safetensors" ] && ok || fail "model not installed"
+expect_status 0 "installed tfm-translate --help" -- env -u TFM_MODEL "$prefix/bin/tfm-translate" --help
+grep -q "$prefix/bin/../share/tfm/models/multi30k-de-en" out && ok || fail "default model: $(grep -A1 -- --model out)"
+expect_status 0 "installed tfm-translate without -m" -- bash -c "echo 'Zwei Hunde spielen im Schnee.' | env -u TFM_MODEL '$prefix/bin/tfm-translate'"
+grep -qi 'dogs' out && ok || fail "translation: $(cat out)"
 PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags --libs tfm > pc.out 2>&1 \
     && grep -q -- "-ltfm" pc.out && ok || fail "pkg-config tfm: $(cat pc.out)"
 

@@ -1,6 +1,6 @@
 // The -m/--model option of the tools that run a model. Without it they use the default model:
-// $TFM_MODEL, else the model installed with tfm (share/tfm/models/multi30k-de-en), else the
-// one in the source tree the tools were built from.
+// $TFM_MODEL, else the model installed with tfm (bin/../share/tfm/models/multi30k-de-en), else
+// the one in the source tree the tools were built from. --help names the one found.
 #pragma once
 
 #include <string>
