@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "tfm/bitmap_font.hpp"
 #include "tfm/error.hpp"
 
 namespace tfm {
@@ -139,7 +140,7 @@ std::string plot_svg(const std::vector<PlotSeries>& series, const PlotOptions& o
     return s + "</svg>\n";
 }
 
-Image plot_image(const std::vector<PlotSeries>& series, const PlotOptions&) {
+Image plot_image(const std::vector<PlotSeries>& series, const PlotOptions& opt) {
     const Frame f = frame(series);
     Image img(static_cast<std::size_t>(kW), static_cast<std::size_t>(kH));
     const Rgb grid{221, 221, 221}, black{0, 0, 0};
@@ -149,6 +150,19 @@ Image plot_image(const std::vector<PlotSeries>& series, const PlotOptions&) {
     img.line(kLeft, kH - kBottom, kW - kRight, kH - kBottom, black);
     img.line(kLeft, kTop, kLeft, kH - kBottom, black);
     img.line(kW - kRight, kTop, kW - kRight, kH - kBottom, black);
+    // Text in the 5x7 font: tick values, axis names, title.
+    for (double t : x_ticks(series)) {
+        const std::string v = num(t);
+        draw_text(img, int(f.px(t)) - text_width(v) / 2, int(kH - kBottom) + 6, v, black);
+    }
+    for (double t : y_ticks(f)) {
+        const std::string v = num(t);
+        draw_text(img, int(kLeft) - 6 - text_width(v), int(f.py(t)) - 3, v, black);
+    }
+    const std::string xl = opt.x_label + " (log scale)", yl = opt.y_label + " (log scale)";
+    draw_text(img, int((kLeft + kW - kRight) / 2) - text_width(xl) / 2, int(kH) - 22, xl, black);
+    draw_text_up(img, 8, int((kTop + kH - kBottom) / 2) + text_width(yl) / 2, yl, black);
+    if (!opt.title.empty()) draw_text(img, int(kLeft), 14, opt.title, black, 2);
     for (std::size_t k = 0; k < series.size(); ++k) {
         const PlotSeries& ps = series[k];
         const Rgb col = kPalette[k % 8];
@@ -165,6 +179,7 @@ Image plot_image(const std::vector<PlotSeries>& series, const PlotOptions&) {
             if (i + 1 < ps.x.size()) img.line(x, y, f.px(ps.x[i + 1]), f.py(ps.y[i + 1]), col);
         }
         img.fill_rect(std::size_t(kW - kRight + 10), std::size_t(kTop + 8 + 18 * double(k)), 20, 3, col);  // legend key
+        draw_text(img, int(kW - kRight + 36), int(kTop + 6 + 18 * double(k)), ps.name, black);
     }
     return img;
 }

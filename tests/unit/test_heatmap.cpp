@@ -2,6 +2,7 @@
 #include <zlib.h>
 
 #include "helpers.hpp"
+#include "tfm/bitmap_font.hpp"
 #include "tfm/heatmap.hpp"
 #include "tfm/plot.hpp"
 
@@ -126,4 +127,25 @@ TEST_CASE("plots: log-log sweeps as SVG, PNG and text") {
     CHECK(row0.find_first_of("*+") != std::string::npos);
     CHECK(error_of([] { plot_svg({PlotSeries{"none", {}, {}, {}, {}}}, {}); }).find("no positive points") !=
           std::string::npos);
+}
+
+TEST_CASE("bitmap font: glyph pixels where the font puts them, widths, rotation, unknown characters") {
+    Image img(40, 10, Rgb{255, 255, 255});
+    draw_text(img, 1, 1, "1-", Rgb{0, 0, 0});
+    // '1' (rows .##.. at the top, .###. at the bottom) then '-' (its middle row full).
+    CHECK(same(img.at(1 + 2, 1 + 0), Rgb{0, 0, 0}));
+    CHECK(same(img.at(1 + 0, 1 + 0), Rgb{255, 255, 255}));
+    CHECK(same(img.at(1 + 1, 1 + 6), Rgb{0, 0, 0}));
+    for (int c = 0; c < 5; ++c) CHECK(same(img.at(std::size_t(1 + 6 + c), 1 + 3), Rgb{0, 0, 0}));
+    CHECK(same(img.at(1 + 6, 1 + 2), Rgb{255, 255, 255}));
+    CHECK(text_width("n^2·d") == 5 * kGlyphWidth);  // the middle dot is one character
+    CHECK(text_width("ab", 2) == 2 * kGlyphWidth * 2);
+    Image up(10, 40, Rgb{255, 255, 255});
+    draw_text_up(up, 1, 30, "-", Rgb{0, 0, 0});  // the bar of '-' becomes a vertical bar at x = 1 + 3
+    for (int c = 0; c < 5; ++c) CHECK(same(up.at(1 + 3, std::size_t(30 - c)), Rgb{0, 0, 0}));
+    Image q(12, 10, Rgb{255, 255, 255}), q2(12, 10, Rgb{255, 255, 255});
+    draw_text(q, 0, 0, "\xe6\x97\xa5", Rgb{0, 0, 0});  // a character the font lacks: drawn as '?'
+    draw_text(q2, 0, 0, "?", Rgb{0, 0, 0});
+    CHECK(q.pixels == q2.pixels);
+    draw_text(q, 100, 100, "clipped", Rgb{0, 0, 0});  // off the image: nothing, no crash
 }

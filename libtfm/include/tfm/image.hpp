@@ -11,6 +11,7 @@ namespace tfm {
 
 struct Rgb {
     std::uint8_t r = 0, g = 0, b = 0;
+    bool operator==(const Rgb& o) const { return r == o.r && g == o.g && b == o.b; }
 };
 
 struct Image {

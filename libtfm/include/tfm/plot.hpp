@@ -1,5 +1,5 @@
-// Log-log line plots of measured sweeps (time against n), with fitted lines: as SVG (axes,
-// tick values, legend), as PNG (curves, points and ticks; no text) or as text for a terminal.
+// Log-log line plots of measured sweeps (time against n), with fitted lines: as SVG or PNG
+// (axes, tick values, legend; PNG text in a 5x7 pixel font) or as text for a terminal.
 #pragma once
 
 #include <string>
