@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <optional>
 
 #include "common/source_lines.hpp"
@@ -19,9 +20,10 @@ int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-encode", "Encode text lines with a Transformer encoder: one memory [S,D] per line.",
         "  echo 'ein Haus am See' | tfm-encode -m model | tfm-decode -m model\n"
         "  tfm-encode -m model < src.txt > memory.npy\n"
-        "  tfm-encode -m model --attention-out attn.npy --attention-layers 5 < one.txt > /dev/null\n");
+        "  tfm-encode -m model --attention-out attn.npy --attention-layers 5 < one.txt > /dev/null\n"
+        "  echo 'Ein Hund rennt.' | tfm-encode --attention-out - --pieces-out tok.txt | tfm-plot -o att.svg --labels tok.txt\n");
     CLI::App& app = tool.app();
-    std::string model_dir, attention_out, layers_spec = "all";
+    std::string model_dir, attention_out, layers_spec = "all", pieces_out;
     bool ids = false, strict = false;
     std::size_t batch = 32, window = 0;
     int threads = 0;
@@ -29,8 +31,12 @@ int main(int argc, char** argv) {
     app.add_flag("--ids", ids, "Input lines are integer ids (eos appended unless present), not text");
     app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
     auto* att = app.add_option("--attention-out", attention_out,
-                               "Also write each line's self-attention weights [H,S,S] to FILE, one record per chosen layer");
+                               "Also write each line's self-attention weights [H,S,S] to FILE, one record per chosen "
+                               "layer ('-': to stdout, instead of the memories)");
     app.add_option("--attention-layers", layers_spec, "Layers for --attention-out: 'all' or e.g. 0,5 (0-based)")->needs(att);
+    app.add_option("--pieces-out", pieces_out,
+                   "Write each line's source pieces to FILE (one line per line, or per attention record with "
+                   "--attention-out): labels for tfm-plot");
     app.add_option("--batch-size", batch, "Sentences per batch (default 32)")->check(CLI::PositiveNumber);
     app.add_option("--window", window, "Lines read ahead and sorted by length (default 8 x batch size)")->check(CLI::PositiveNumber);
     app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
@@ -55,26 +61,42 @@ int main(int argc, char** argv) {
                 if (l >= c.encoder_layers)
                     throw tfm::UsageError("--attention-layers " + std::to_string(l) + ": the encoder has " +
                                           std::to_string(c.encoder_layers) + " layers (0-based)");
-            att_fd = ::open(attention_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (att_fd < 0) throw tfm::Error(attention_out + ": " + std::strerror(errno));
-            att_out.emplace(att_fd);
-            att_writer.emplace(*att_out, tfm::Format::Npy);
+            if (attention_out != "-") {
+                att_fd = ::open(attention_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                if (att_fd < 0) throw tfm::Error(attention_out + ": " + std::strerror(errno));
+                att_out.emplace(att_fd);
+                att_writer.emplace(*att_out, tfm::Format::Npy);
+            }
+        }
+        std::optional<std::ofstream> pieces;
+        if (!pieces_out.empty()) {
+            pieces.emplace(pieces_out, std::ios::trunc);
+            if (!*pieces) throw tfm::Error(pieces_out + ": cannot write");
         }
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
         tfm::TensorWriter writer(out, tool.output_format());
+        tfm::TensorWriter& att_to = att_writer ? *att_writer : writer;  // "-": attention on stdout
+        const bool memories_out = attention_out != "-";
         tfm::tool::SourceReader reader{in, md.tokenizer, c, ids, strict, [&](const std::string& w) { tool.warn(w); }};
         for (;;) {
             auto sources = reader.next_window(window ? window : 8 * batch);
             if (sources.empty()) break;
             auto memories = tfm::encode_sources(md.model, sources, batch, capture ? &*capture : nullptr);
             for (std::size_t i = 0; i < memories.size(); ++i) {
-                writer.write(memories[i]);
+                if (memories_out) writer.write(memories[i]);
                 if (capture)
-                    for (const auto& w : capture->weights[i]) att_writer->write(w);
+                    for (const auto& w : capture->weights[i]) att_to.write(w);
+                if (pieces) {
+                    std::string line;
+                    for (std::size_t j = 0; j < sources[i].size(); ++j)
+                        line += (j ? " " : "") + md.tokenizer.source_piece(sources[i][j]);
+                    for (std::size_t k = 0; k < (capture ? capture->weights[i].size() : 1); ++k) *pieces << line << '\n';
+                }
             }
         }
         if (att_out) att_out->flush();
+        if (pieces && !pieces->flush()) throw tfm::Error(pieces_out + ": cannot write");
         if (att_fd >= 0) ::close(att_fd);
     });
 }

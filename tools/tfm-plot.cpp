@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 256));
     app.add_option("--range", range, "Colour range LO HI (default: the data's minimum and maximum)")->expected(2);
     app.add_option("--labels", labels_file,
-                   "Token labels, one line per record (SVG): the columns' labels, and the rows' when the counts match")
-        ->check(CLI::ExistingFile);
+                   "Token labels, one line per record (SVG): the columns' labels, and the rows' when the counts match "
+                   "(read once stdin has ended, so the tool upstream may write it)");
     return tool.run(argc, argv, [&] {
         const bool svg = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0;
         const bool png = out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
@@ -73,19 +73,25 @@ int main(int argc, char** argv) {
             if (!(range[0] < range[1])) throw tfm::UsageError("--range needs LO < HI");
             opt.lo = range[0], opt.hi = range[1];
         }
-        std::unique_ptr<tfm::LineReader> labels;
-        if (!labels_file.empty()) labels = std::make_unique<tfm::LineReader>(labels_file);
+        // All records first, then the labels: in a pipeline the labels file is written by the
+        // same upstream tool, and is complete only once stdin has ended.
         tfm::Input in(0);
         tfm::TensorReader reader(in);
-        std::vector<std::pair<std::string, std::string>> files;  // written at the end: all or nothing
+        std::vector<tfm::FloatArray> records;
         while (auto rec = reader.next()) {
             const std::size_t index = reader.records_read() - 1;
             tfm::FloatArray a = tfm::as_float(std::move(*rec));
-            const std::size_t rank = a.dimension();
-            if (rank < 2 || rank > 4)
+            if (a.dimension() < 2 || a.dimension() > 4)
                 throw tfm::record_error(index, "a heatmap needs [R,C], [H,R,C] or [B,H,R,C], got " + tfm::shape_of(a));
-            const std::size_t r = a.shape(rank - 2), c = a.shape(rank - 1), panels = a.size() / std::max<std::size_t>(r * c, 1);
             if (a.size() == 0) throw tfm::record_error(index, "an empty tensor " + tfm::shape_of(a));
+            records.push_back(std::move(a));
+        }
+        std::unique_ptr<tfm::LineReader> labels;
+        if (!labels_file.empty()) labels = std::make_unique<tfm::LineReader>(labels_file);
+        std::vector<std::pair<std::string, std::string>> files;  // written at the end: all or nothing
+        for (const tfm::FloatArray& a : records) {
+            const std::size_t rank = a.dimension();
+            const std::size_t r = a.shape(rank - 2), c = a.shape(rank - 1), panels = a.size() / (r * c);
             std::vector<tfm::ConstMat> mats;
             tfm::HeatmapOptions o = opt;
             for (std::size_t k = 0; k < panels; ++k) {

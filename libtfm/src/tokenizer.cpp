@@ -109,6 +109,17 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
 
 std::int64_t Tokenizer::unk_id() const { return impl_->unk; }
 
+std::string Tokenizer::source_piece(std::int64_t id) const {
+    const Impl& s = *impl_;
+    if (!s.vocab.empty()) {
+        if (id >= 0 && std::size_t(id) < s.pieces.size() && !s.pieces[std::size_t(id)].empty())
+            return s.pieces[std::size_t(id)];
+    } else if (id >= 0 && id < s.source.GetPieceSize()) {
+        return s.source.IdToPiece(int(id));
+    }
+    return "<id " + std::to_string(id) + ">";
+}
+
 std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const { return impl_->encode(impl_->source, line); }
 
 std::vector<std::int64_t> Tokenizer::encode_target(std::string_view line) const {

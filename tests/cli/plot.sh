@@ -20,6 +20,16 @@ printf 'a b c d e f g h i j k l m n o p\nich bin ein Berliner , ja\n' > labels.t
 expect_status 0 "SVG with labels" -- tfm-plot -o attn.svg --labels labels.txt < both.npy
 grep -q '>Berliner</text>' attn-2.svg && grep -q '>head 3</text>' attn-2.svg && ok || fail "SVG labels and titles"
 grep -q '>p</text>' attn-1.svg && ok || fail "first record's labels"
+# The README's pipeline: a sentence's encoder self-attention with its pieces as labels.
+model="$TFM_SOURCE/share/models/multi30k-de-en"
+expect_status 0 "tfm-encode --attention-out - | tfm-plot" -- bash -c \
+    "printf 'Ein Hund rennt.\nZwei Katzen.\n' | tfm-encode -m '$model' --attention-out - --attention-layers 0,2 --pieces-out tok.txt | tfm-plot -o enc.svg --labels tok.txt"
+[ "$(wc -l < tok.txt)" -eq 4 ] && ok || fail "one label line per attention record (2 lines x 2 layers): $(cat tok.txt)"
+grep -q '>▁Hund</text>' enc-1.svg && grep -q '>▁Zwei</text>' enc-4.svg && grep -q '>head 3</text>' enc-1.svg && ok ||
+    fail "labels and panels: $(ls enc*)"
+printf 'Ein Hund rennt.\n' | tfm-encode -m "$model" --attention-out - | tfm-cat --info > info.txt
+[ "$(grep -c 'float32 \[4,' info.txt)" -eq 3 ] && [ "$(wc -l < info.txt)" -eq 3 ] && ok || fail "stdout holds the 3 layers' weights only: $(cat info.txt)"
+
 # Bad input: nothing written.
 expect_status 2 "unknown extension" -- tfm-plot -o x.jpg < both.npy
 printf '1 2 3\n' > vec.txt

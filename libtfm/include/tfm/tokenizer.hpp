@@ -29,6 +29,8 @@ public:
     // Text of target ids (special ids dropped).
     std::string decode(const std::vector<std::int64_t>& ids) const;
     std::int64_t unk_id() const;
+    // The source piece of an id, as text ("▁Hund", "</s>"; "<id 123>" for an id without one).
+    std::string source_piece(std::int64_t id) const;
 
 private:
     Tokenizer();
