@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <fstream>
 
+#include "tfm/error.hpp"
 #include "tfm/model_dir.hpp"
+#include "tfm/stream.hpp"
 
 namespace tfm_fuzz {
 
@@ -24,6 +26,21 @@ std::string write_scratch(const std::string& name, const std::uint8_t* data, std
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f.write(reinterpret_cast<const char*>(data), std::streamsize(size));
     return path;
+}
+
+void read_stream(std::string bytes) {
+    tfm::Input in = tfm::Input::from_string(std::move(bytes));
+    tfm::TensorReader reader(in);
+    try {
+        while (auto rec = reader.next()) {
+            std::visit([](const auto& a) {
+                std::size_t n = 1;
+                for (auto s : a.shape()) n *= s;
+                if (n != a.size()) __builtin_trap();
+            }, *rec);
+        }
+    } catch (const tfm::Error&) {
+    }
 }
 
 const std::string& tiny_model_dir() {

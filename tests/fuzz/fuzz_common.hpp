@@ -11,6 +11,9 @@ namespace tfm_fuzz {
 const std::string& scratch_dir();
 // Writes bytes to scratch_dir()/name and returns the path.
 std::string write_scratch(const std::string& name, const std::uint8_t* data, std::size_t size);
+// Reads a tensor stream to its end: each record must have as many elements as its shape
+// says (traps otherwise); a tfm::Error ends the stream quietly.
+void read_stream(std::string bytes);
 // A valid tiny model directory (config.json, model.safetensors, source.spm, target.spm).
 const std::string& tiny_model_dir();
 

@@ -9,12 +9,22 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "tfm/error.hpp"
 #include "tfm/io.hpp"
+#include "tfm/random.hpp"
 #include "tfm/stream.hpp"
 
 namespace tfm_test {
+
+// n values uniform in [-scale, scale), the same for a seed.
+inline std::vector<float> random_vec(std::size_t n, std::uint64_t seed, float scale = 1.0f) {
+    tfm::Rng rng(seed);
+    std::vector<float> v(n);
+    for (float& x : v) x = rng.uniform(-scale, scale);
+    return v;
+}
 
 // A temporary directory, removed with everything in it at the end of the scope.
 struct TempDir {

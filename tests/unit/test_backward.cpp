@@ -11,15 +11,9 @@
 #include "tfm/training.hpp"
 
 using namespace tfm;
+using tfm_test::random_vec;
 
 namespace {
-
-std::vector<float> random_vec(std::size_t n, std::uint64_t seed, float scale = 1.0f) {
-    Rng rng(seed);
-    std::vector<float> v(n);
-    for (float& x : v) x = rng.uniform(-scale, scale);
-    return v;
-}
 
 double dot(const std::vector<float>& a, const std::vector<float>& b) {
     double s = 0;

@@ -8,15 +8,9 @@
 #include "tfm/random.hpp"
 
 using namespace tfm;
+using tfm_test::random_vec;
 
 namespace {
-
-std::vector<float> random_vec(std::size_t n, std::uint64_t seed, float scale = 1.0f) {
-    Rng rng(seed);
-    std::vector<float> v(n);
-    for (float& x : v) x = rng.uniform(-scale, scale);
-    return v;
-}
 
 void check_all_close(const std::vector<float>& got, const std::vector<double>& want, double tol) {
     REQUIRE(got.size() == want.size());

@@ -7,18 +7,8 @@
 #include "tfm/tiled_attention.hpp"
 
 using namespace tfm;
+using tfm_test::random_vec;
 using tfm_test::error_of;
-
-namespace {
-
-std::vector<float> random_vec(std::size_t n, std::uint64_t seed, float scale) {
-    Rng rng(seed);
-    std::vector<float> v(n);
-    for (float& x : v) x = rng.uniform(-scale, scale);
-    return v;
-}
-
-}  // namespace
 
 TEST_CASE("tiled attention equals the plain one: self, cross, causal, padding, heads, unscaled") {
     struct Case {
