@@ -60,4 +60,9 @@ sys.stdout.buffer.write(b'\n'.join(lines) + (b'\n' if $seed != 2 else b''))" > r
     expect_status 0 "random bytes $seed through tfm-encode | tfm-decode" -- bash -c "tfm-encode -m m < rnd$seed.txt | tfm-decode -m m --max-length 4"
     [ "$(awk 'END { print NR }' out)" -eq "$n" ] && ok || fail "seed $seed pipeline: $(awk 'END { print NR }' out) lines for $n"
 done
+# A line of 1 MB: cut to the model's positions with a warning naming it, still one line out.
+python3 -c "import sys; sys.stdout.write('ka lo ' * 174763 + '\nmi\n')" > mb.txt
+expect_status 0 "a 1 MB line" -- tfm-translate -m m --max-length 4 < mb.txt
+[ "$(awk 'END { print NR }' out)" -eq 2 ] && ok || fail "1 MB line: $(awk 'END { print NR }' out) lines for 2"
+expect_err "^tfm-translate: warning: line 1: [0-9]+ tokens, more than the model.s [0-9]+ positions; cut" "1 MB line warning"
 finish
