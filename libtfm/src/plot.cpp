@@ -12,14 +12,16 @@ namespace tfm {
 
 namespace {
 
-constexpr double kW = 720, kH = 440, kLeft = 80, kRight = 180, kTop = 40, kBottom = 56;
+// The plot area is fixed; the image widens to the right for the legend's longest name.
+constexpr double kH = 440, kLeft = 80, kPlotRight = 540, kTop = 40, kBottom = 56;
 const Rgb kPalette[8] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40},
                          {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {23, 190, 207}};
 
 // The log-log frame every rendering shares: data bounds and data -> pixel mapping.
 struct Frame {
     double lx0, lx1, ly0, ly1;  // log10 bounds
-    double px(double x) const { return kLeft + (std::log10(x) - lx0) / (lx1 - lx0) * (kW - kLeft - kRight); }
+    double width = 720;         // of the whole picture
+    double px(double x) const { return kLeft + (std::log10(x) - lx0) / (lx1 - lx0) * (kPlotRight - kLeft); }
     double py(double y) const { return kH - kBottom - (std::log10(y) - ly0) / (ly1 - ly0) * (kH - kTop - kBottom); }
 };
 
@@ -34,6 +36,9 @@ Frame frame(const std::vector<PlotSeries>& series) {
     }
     if (!(x0 <= x1)) throw Error("plot: no positive points to draw");
     Frame f{std::log10(x0), std::log10(x1), std::log10(y0), std::log10(y1)};
+    std::size_t longest = 0;
+    for (const auto& s : series) longest = std::max(longest, s.name.size());
+    f.width = std::max(720.0, kPlotRight + 50 + 7.0 * double(longest));
     if (f.lx1 - f.lx0 < 1e-9) f.lx0 -= 0.5, f.lx1 += 0.5;
     if (f.ly1 - f.ly0 < 1e-9) f.ly0 -= 0.5, f.ly1 += 0.5;
     const double mx = 0.04 * (f.lx1 - f.lx0), my = 0.06 * (f.ly1 - f.ly0);
@@ -86,10 +91,11 @@ std::string esc(const std::string& s) {
 std::string plot_svg(const std::vector<PlotSeries>& series, const PlotOptions& opt) {
     const Frame f = frame(series);
     char buf[256];
-    std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"440\" font-family=\"sans-serif\" "
-                    "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(f.width) +
+                    "\" height=\"440\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                    "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     std::snprintf(buf, sizeof buf, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"black\"/>\n",
-                  kLeft, kTop, kW - kLeft - kRight, kH - kTop - kBottom);
+                  kLeft, kTop, kPlotRight - kLeft, kH - kTop - kBottom);
     s += buf;
     for (double t : x_ticks(series)) {
         std::snprintf(buf, sizeof buf,
@@ -102,10 +108,10 @@ std::string plot_svg(const std::vector<PlotSeries>& series, const PlotOptions& o
         std::snprintf(buf, sizeof buf,
                       "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%g\" y=\"%.1f\" "
                       "text-anchor=\"end\">%s</text>\n",
-                      kLeft, f.py(t), kW - kRight, f.py(t), kLeft - 6, f.py(t) + 4, num(t).c_str());
+                      kLeft, f.py(t), kPlotRight, f.py(t), kLeft - 6, f.py(t) + 4, num(t).c_str());
         s += buf;
     }
-    s += "<text x=\"" + num((kLeft + kW - kRight) / 2) + "\" y=\"" + num(kH - 14) + "\" text-anchor=\"middle\">" +
+    s += "<text x=\"" + num((kLeft + kPlotRight) / 2) + "\" y=\"" + num(kH - 14) + "\" text-anchor=\"middle\">" +
          esc(opt.x_label) + " (log scale)</text>\n";
     s += "<text transform=\"translate(18," + num((kTop + kH - kBottom) / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
          esc(opt.y_label) + " (log scale)</text>\n";
@@ -133,23 +139,23 @@ std::string plot_svg(const std::vector<PlotSeries>& series, const PlotOptions& o
         }
         const double ly = kTop + 14 + 18 * double(k);
         std::snprintf(buf, sizeof buf, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"2\"/>",
-                      kW - kRight + 10, ly - 4, kW - kRight + 30, ly - 4, col.c_str());
+                      kPlotRight + 10, ly - 4, kPlotRight + 30, ly - 4, col.c_str());
         s += buf;
-        s += "<text x=\"" + num(kW - kRight + 36) + "\" y=\"" + num(ly) + "\">" + esc(ps.name) + "</text>\n";
+        s += "<text x=\"" + num(kPlotRight + 36) + "\" y=\"" + num(ly) + "\">" + esc(ps.name) + "</text>\n";
     }
     return s + "</svg>\n";
 }
 
 Image plot_image(const std::vector<PlotSeries>& series, const PlotOptions& opt) {
     const Frame f = frame(series);
-    Image img(static_cast<std::size_t>(kW), static_cast<std::size_t>(kH));
+    Image img(static_cast<std::size_t>(f.width), static_cast<std::size_t>(kH));
     const Rgb grid{221, 221, 221}, black{0, 0, 0};
     for (double t : x_ticks(series)) img.line(f.px(t), kTop, f.px(t), kH - kBottom, grid);
-    for (double t : y_ticks(f)) img.line(kLeft, f.py(t), kW - kRight, f.py(t), grid);
-    img.line(kLeft, kTop, kW - kRight, kTop, black);
-    img.line(kLeft, kH - kBottom, kW - kRight, kH - kBottom, black);
+    for (double t : y_ticks(f)) img.line(kLeft, f.py(t), kPlotRight, f.py(t), grid);
+    img.line(kLeft, kTop, kPlotRight, kTop, black);
+    img.line(kLeft, kH - kBottom, kPlotRight, kH - kBottom, black);
     img.line(kLeft, kTop, kLeft, kH - kBottom, black);
-    img.line(kW - kRight, kTop, kW - kRight, kH - kBottom, black);
+    img.line(kPlotRight, kTop, kPlotRight, kH - kBottom, black);
     // Text in the 5x7 font: tick values, axis names, title.
     for (double t : x_ticks(series)) {
         const std::string v = num(t);
@@ -160,7 +166,7 @@ Image plot_image(const std::vector<PlotSeries>& series, const PlotOptions& opt) 
         draw_text(img, int(kLeft) - 6 - text_width(v), int(f.py(t)) - 3, v, black);
     }
     const std::string xl = opt.x_label + " (log scale)", yl = opt.y_label + " (log scale)";
-    draw_text(img, int((kLeft + kW - kRight) / 2) - text_width(xl) / 2, int(kH) - 22, xl, black);
+    draw_text(img, int((kLeft + kPlotRight) / 2) - text_width(xl) / 2, int(kH) - 22, xl, black);
     draw_text_up(img, 8, int((kTop + kH - kBottom) / 2) + text_width(yl) / 2, yl, black);
     if (!opt.title.empty()) draw_text(img, int(kLeft), 14, opt.title, black, 2);
     for (std::size_t k = 0; k < series.size(); ++k) {
@@ -178,8 +184,8 @@ Image plot_image(const std::vector<PlotSeries>& series, const PlotOptions& opt) 
             img.fill_rect(std::size_t(std::max(0.0, x - 2)), std::size_t(std::max(0.0, y - 2)), 5, 5, col);
             if (i + 1 < ps.x.size()) img.line(x, y, f.px(ps.x[i + 1]), f.py(ps.y[i + 1]), col);
         }
-        img.fill_rect(std::size_t(kW - kRight + 10), std::size_t(kTop + 8 + 18 * double(k)), 20, 3, col);  // legend key
-        draw_text(img, int(kW - kRight + 36), int(kTop + 6 + 18 * double(k)), ps.name, black);
+        img.fill_rect(std::size_t(kPlotRight + 10), std::size_t(kTop + 8 + 18 * double(k)), 20, 3, col);  // legend key
+        draw_text(img, int(kPlotRight + 36), int(kTop + 6 + 18 * double(k)), ps.name, black);
     }
     return img;
 }
