@@ -14,8 +14,9 @@ namespace tfm {
 void output_logits(Mat y, ConstMat x, const Model& m) {
     const auto& w = m.output_weight();
     const std::size_t v = w.shape(0);
-    for (std::size_t i = 0; i < y.rows; ++i)
+    parallel_for(y.rows, [&](std::size_t i) {
         std::copy(m.final_logits_bias.begin(), m.final_logits_bias.end(), y.data + i * y.ld);
+    });
     gemm(y, x, Op::N, mat(w.data(), v, w.shape(1)), Op::T, 1.0f, 1.0f);
 }
 

@@ -35,14 +35,16 @@ FeedForward random_feedforward(std::size_t d, std::size_t f, Rng& rng) {
 }
 
 void feedforward_forward(Mat y, ConstMat x, const FeedForward& ff, Activation a, std::vector<float>& hidden,
-                         std::vector<float>* pre_activation) {
-    const std::size_t f = ff.fc1.out();
-    hidden.resize(x.rows * f);
-    Mat h = mat(hidden.data(), x.rows, f);
-    linear_forward(h, x, ff.fc1);
-    if (pre_activation) pre_activation->assign(hidden.begin(), hidden.end());
-    activation_forward(h.data, x.rows * f, a);
-    linear_forward(y, h, ff.fc2);
+                         std::vector<float>* kept) {
+    const std::size_t f = ff.fc1.out(), n = x.rows * f;
+    // ReLU's derivative is the sign of its output: the activated hidden layer is all the
+    // backward pass needs, so it is computed in place where it is kept.
+    std::vector<float>& h = kept && a == Activation::Relu ? *kept : hidden;
+    h.resize(n);
+    linear_forward(mat(h.data(), x.rows, f), x, ff.fc1);
+    if (kept && a != Activation::Relu) kept->assign(h.begin(), h.end());
+    activation_forward(h.data(), n, a);
+    linear_forward(y, mat(h.data(), x.rows, f), ff.fc2);
 }
 
 void activation_backward(float* dx, const float* dy, const float* x, std::size_t n, Activation a) {
@@ -72,17 +74,21 @@ void activation_backward(float* dx, const float* dy, const float* x, std::size_t
     });
 }
 
-void feedforward_backward(Mat dx, FeedForward& grad, ConstMat dy, ConstMat x, const std::vector<float>& pre_activation,
+void feedforward_backward(Mat dx, FeedForward& grad, ConstMat dy, ConstMat x, const std::vector<float>& kept,
                           const FeedForward& ff, Activation a, std::vector<float>& hidden) {
     const std::size_t n = x.rows, f = ff.fc1.out();
-    if (pre_activation.size() != n * f) throw Error("feed-forward backward: the kept activations do not fit");
-    // The activated hidden layer again (fc2's input), then d hidden = dy W2, through the activation.
-    hidden.assign(pre_activation.begin(), pre_activation.end());
-    activation_forward(hidden.data(), n * f, a);
+    if (kept.size() != n * f) throw Error("feed-forward backward: the kept activations do not fit");
+    // fc2's input: the kept ReLU output, or the activation of the kept pre-activation again.
+    const float* h = kept.data();
+    if (a != Activation::Relu) {
+        hidden.assign(kept.begin(), kept.end());
+        activation_forward(hidden.data(), n * f, a);
+        h = hidden.data();
+    }
     thread_local std::vector<float> dh;  // scratch kept between calls
     dh.resize(n * f);
-    linear_backward(mat(dh.data(), n, f), grad.fc2, dy, mat(hidden.data(), n, f), ff.fc2);
-    activation_backward(dh.data(), dh.data(), pre_activation.data(), n * f, a);
+    linear_backward(mat(dh.data(), n, f), grad.fc2, dy, mat(h, n, f), ff.fc2);
+    activation_backward(dh.data(), dh.data(), kept.data(), n * f, a);  // ReLU: sign of the output
     linear_backward(dx, grad.fc1, mat(dh.data(), n, f), x, ff.fc1);
 }
 

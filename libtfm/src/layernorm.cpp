@@ -1,5 +1,6 @@
 #include "tfm/layernorm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -12,6 +13,37 @@ LayerNorm identity_layernorm(std::size_t d, float eps) {
     return {xt::ones<float>({d}), xt::zeros<float>({d}), eps};
 }
 
+namespace {
+
+// Row statistics in float with independent lane sums (the loops vectorise without
+// -ffast-math; the order, so the result, is fixed): the mean and 1/sqrt(var + eps), two-pass.
+constexpr std::size_t kLanes = 16;
+
+struct RowStats {
+    float mean, inv;
+};
+
+RowStats row_stats(const float* x, std::size_t d, float eps) {
+    float s[kLanes] = {}, q[kLanes] = {};
+    std::size_t j = 0;
+    for (; j + kLanes <= d; j += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) s[l] += x[j + l];
+    for (std::size_t l = 0; j < d; ++j, ++l) s[l] += x[j];
+    float sum = 0;
+    for (float v : s) sum += v;
+    const float mean = sum / float(d);
+    for (j = 0; j + kLanes <= d; j += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) q[l] += (x[j + l] - mean) * (x[j + l] - mean);
+    for (std::size_t l = 0; j < d; ++j, ++l) q[l] += (x[j] - mean) * (x[j] - mean);
+    float sq = 0;
+    for (float v : q) sq += v;
+    return {mean, float(1.0 / std::sqrt(double(sq) / double(d) + double(eps)))};
+}
+
+constexpr std::size_t kRowsPerTask = 64;
+
+}  // namespace
+
 void layernorm_forward(Mat y, ConstMat x, const LayerNorm& ln) {
     const std::size_t d = x.cols;
     if (ln.gamma.size() != d || ln.beta.size() != d || y.cols != d || y.rows != x.rows)
@@ -19,25 +51,15 @@ void layernorm_forward(Mat y, ConstMat x, const LayerNorm& ln) {
                     std::to_string(ln.gamma.size()));
     const float* g = ln.gamma.data();
     const float* b = ln.beta.data();
-    auto rows = [&](std::size_t first, std::size_t last) {
-        for (std::size_t i = first; i < last; ++i) {
+    const std::size_t tasks = (x.rows + kRowsPerTask - 1) / kRowsPerTask;
+    parallel_for(tasks, [&](std::size_t t) {
+        for (std::size_t i = t * kRowsPerTask; i < std::min(x.rows, (t + 1) * kRowsPerTask); ++i) {
             const float* xr = x.data + i * x.ld;
             float* yr = y.data + i * y.ld;
-            double sum = 0, sq = 0;  // two-pass in double: exact enough for any row length
-            for (std::size_t j = 0; j < d; ++j) sum += xr[j];
-            const double mean = sum / double(d);
-            for (std::size_t j = 0; j < d; ++j) {
-                double c = xr[j] - mean;
-                sq += c * c;
-            }
-            const float inv = float(1.0 / std::sqrt(sq / double(d) + double(ln.eps)));
-            const float m = float(mean);
-            for (std::size_t j = 0; j < d; ++j) yr[j] = (xr[j] - m) * inv * g[j] + b[j];
+            const RowStats st = row_stats(xr, d, ln.eps);
+            for (std::size_t j = 0; j < d; ++j) yr[j] = (xr[j] - st.mean) * st.inv * g[j] + b[j];
         }
-    };
-    constexpr std::size_t kRowsPerTask = 64;
-    const std::size_t tasks = (x.rows + kRowsPerTask - 1) / kRowsPerTask;
-    parallel_for(tasks, [&](std::size_t t) { rows(t * kRowsPerTask, std::min(x.rows, (t + 1) * kRowsPerTask)); });
+    });
 }
 
 void layernorm_backward(Mat dx, LayerNorm& grad, ConstMat dy, ConstMat x, const LayerNorm& ln) {
@@ -47,41 +69,41 @@ void layernorm_backward(Mat dx, LayerNorm& grad, ConstMat dy, ConstMat x, const 
     const float* g = ln.gamma.data();
     // Row chunks in parallel, each with its own dgamma/dbeta sums, added in chunk order
     // afterwards: the result does not depend on the thread count.
-    constexpr std::size_t kRows = 64;
-    const std::size_t chunks = (x.rows + kRows - 1) / kRows;
-    std::vector<double> dgamma(chunks * d, 0.0), dbeta(chunks * d, 0.0);
+    const std::size_t chunks = (x.rows + kRowsPerTask - 1) / kRowsPerTask;
+    std::vector<float> dgamma(chunks * d, 0.0f), dbeta(chunks * d, 0.0f);
     parallel_for(chunks, [&](std::size_t c) {
-        thread_local std::vector<float> xhat;
-        xhat.resize(d);
-        double* dg = dgamma.data() + c * d;
-        double* db = dbeta.data() + c * d;
-        for (std::size_t i = c * kRows; i < std::min(x.rows, (c + 1) * kRows); ++i) {
+        thread_local std::vector<float> xhat, gdy;
+        xhat.resize(d), gdy.resize(d);
+        float* dg = dgamma.data() + c * d;
+        float* db = dbeta.data() + c * d;
+        for (std::size_t i = c * kRowsPerTask; i < std::min(x.rows, (c + 1) * kRowsPerTask); ++i) {
             const float* xr = x.data + i * x.ld;
             const float* dyr = dy.data + i * dy.ld;
-            double sum = 0, sq = 0;
-            for (std::size_t j = 0; j < d; ++j) sum += xr[j];
-            const double mean = sum / double(d);
-            for (std::size_t j = 0; j < d; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
-            const double inv = 1.0 / std::sqrt(sq / double(d) + double(ln.eps));
-            double s1 = 0, s2 = 0;  // sum(g dy), sum(g dy xhat)
+            const RowStats st = row_stats(xr, d, ln.eps);
+            float s1[kLanes] = {}, s2[kLanes] = {};  // sum(g dy), sum(g dy xhat)
             for (std::size_t j = 0; j < d; ++j) {
-                xhat[j] = float((xr[j] - mean) * inv);
-                const double gdy = double(g[j]) * dyr[j];
-                s1 += gdy;
-                s2 += gdy * xhat[j];
-                dg[j] += double(dyr[j]) * xhat[j];
+                xhat[j] = (xr[j] - st.mean) * st.inv;
+                gdy[j] = g[j] * dyr[j];
+                dg[j] += dyr[j] * xhat[j];
                 db[j] += dyr[j];
             }
-            float* dxr = dx.data + i * dx.ld;  // may alias dy: dyr[j] is read before dxr[j] is written
-            for (std::size_t j = 0; j < d; ++j)
-                dxr[j] = float(inv * (double(g[j]) * dyr[j] - s1 / double(d) - xhat[j] * s2 / double(d)));
+            std::size_t j = 0;
+            for (; j + kLanes <= d; j += kLanes)
+                for (std::size_t l = 0; l < kLanes; ++l) s1[l] += gdy[j + l], s2[l] += gdy[j + l] * xhat[j + l];
+            for (std::size_t l = 0; j < d; ++j, ++l) s1[l] += gdy[j], s2[l] += gdy[j] * xhat[j];
+            float m1 = 0, m2 = 0;
+            for (std::size_t l = 0; l < kLanes; ++l) m1 += s1[l], m2 += s2[l];
+            m1 /= float(d), m2 /= float(d);
+            float* dxr = dx.data + i * dx.ld;  // may alias dy: dyr is not read after this point
+            for (j = 0; j < d; ++j) dxr[j] = st.inv * (gdy[j] - m1 - xhat[j] * m2);
         }
     });
-    for (std::size_t c = 0; c < chunks; ++c)
-        for (std::size_t j = 0; j < d; ++j) {
-            grad.gamma[j] += float(dgamma[c * d + j]);
-            grad.beta[j] += float(dbeta[c * d + j]);
-        }
+    for (std::size_t j = 0; j < d; ++j) {
+        double sg = 0, sb = 0;
+        for (std::size_t c = 0; c < chunks; ++c) sg += dgamma[c * d + j], sb += dbeta[c * d + j];
+        grad.gamma[j] += float(sg);
+        grad.beta[j] += float(sb);
+    }
 }
 
 }  // namespace tfm

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tfm/error.hpp"
+#include "tfm/parallel.hpp"
 
 namespace tfm {
 
@@ -21,8 +22,9 @@ void linear_forward(Mat y, ConstMat x, const Linear& layer) {
                     std::to_string(layer.in()) + "]");
     float beta = 0.0f;
     if (layer.bias.size() != 0) {  // start from the bias, then accumulate x W^T onto it
-        for (std::size_t i = 0; i < y.rows; ++i)
-            std::copy(layer.bias.begin(), layer.bias.end(), y.data + i * y.ld);
+        parallel_blocks(y.rows, 64, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) std::copy(layer.bias.begin(), layer.bias.end(), y.data + i * y.ld);
+        });
         beta = 1.0f;
     }
     gemm(y, x, Op::N, mat(layer.weight.data(), layer.out(), layer.in()), Op::T, 1.0f, beta);
@@ -33,12 +35,16 @@ void linear_backward(Mat dx, Linear& grad, ConstMat dy, ConstMat x, const Linear
     if (dy.cols != out || x.cols != in || dy.rows != x.rows || grad.weight.shape() != layer.weight.shape())
         throw Error("linear backward: shapes do not fit weight [" + std::to_string(out) + "," + std::to_string(in) + "]");
     gemm(mat(grad.weight.data(), out, in), dy, Op::T, x, Op::N, 1.0f, 1.0f);
-    if (layer.bias.size() != 0) {
+    if (layer.bias.size() != 0) {  // column sums of dy: blocks of columns in parallel, rows in order
+        constexpr std::size_t kCols = 64;
         float* db = grad.bias.data();
-        for (std::size_t i = 0; i < dy.rows; ++i) {
-            const float* r = dy.data + i * dy.ld;
-            for (std::size_t j = 0; j < out; ++j) db[j] += r[j];
-        }
+        parallel_for((out + kCols - 1) / kCols, [&](std::size_t c) {
+            const std::size_t j0 = c * kCols, j1 = std::min(out, j0 + kCols);
+            for (std::size_t i = 0; i < dy.rows; ++i) {
+                const float* r = dy.data + i * dy.ld;
+                for (std::size_t j = j0; j < j1; ++j) db[j] += r[j];
+            }
+        });
     }
     if (dx.data) gemm(dx, dy, Op::N, mat(layer.weight.data(), out, in), Op::N, 1.0f, accumulate_dx ? 1.0f : 0.0f);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tfm/error.hpp"
+#include "tfm/parallel.hpp"
 
 namespace tfm {
 
@@ -132,16 +133,41 @@ void multihead_forward_train(Mat y, ConstMat x_q, ConstMat x_k, ConstMat x_v, co
     linear_forward(y, ctx, *p.out);
 }
 
+namespace {
+bool same(ConstMat a, ConstMat b) { return a.data == b.data && a.rows == b.rows && a.cols == b.cols && a.ld == b.ld; }
+}  // namespace
+
 void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, ConstMat dy, ConstMat x_q, ConstMat x_k,
                         ConstMat x_v, const MultiHeadSaved& saved, const AttentionOptions& opt,
                         const MultiHeadParams& p) {
     const std::size_t d = x_q.cols, nq = x_q.rows, nk = x_k.rows;
+    // The gradients of the projections' outputs sit side by side when their inputs (and the
+    // gradients of those) are one matrix: [dq|dk|dv] [N,3D] in self-attention, [dk|dv] [Nk,2D]
+    // in encoder-decoder attention. Then d input is one product with the stacked weights
+    // (K = 3D or 2D) instead of two or three accumulating ones.
+    const bool kv_fused = !p.shared_kv && same(x_k, x_v) && same(dx_k, dx_v);
+    const bool qkv_fused = kv_fused && same(x_q, x_k) && same(dx_q, dx_k);
     // Scratch kept between calls (per thread): no allocation per layer per batch.
-    thread_local std::vector<float> dctx, dq, dk, dv;
+    thread_local std::vector<float> dctx, dq_buf, dkv_buf, w_stack;
     dctx.resize(nq * d);
-    dq.assign(nq * d, 0.0f);
-    dk.assign(nk * d, 0.0f);
-    dv.assign(nk * d, 0.0f);
+    // dkv_buf: [dq|dk|dv] [N,3D] side by side, [dk|dv] [Nk,2D] side by side, or dk [Nk,D]
+    // then dv [Nk,D]; dq_buf holds dq [Nq,D] unless it is fused.
+    const std::size_t width = qkv_fused ? 3 * d : 2 * d;
+    dkv_buf.resize(nk * width);
+    float* const zeroed = dkv_buf.data();  // this thread's buffer (a name in the task would be the worker's)
+    parallel_blocks(dkv_buf.size(), std::size_t(1) << 16,
+                    [&](std::size_t i0, std::size_t i1) { std::fill(zeroed + i0, zeroed + i1, 0.0f); });
+    Mat dq, dk, dv;
+    if (qkv_fused) {
+        dq = {dkv_buf.data(), nq, d, width};
+        dk = {dkv_buf.data() + d, nk, d, width};
+        dv = {dkv_buf.data() + 2 * d, nk, d, width};
+    } else {
+        dq_buf.assign(nq * d, 0.0f);
+        dq = mat(dq_buf.data(), nq, d);
+        dk = kv_fused ? Mat{dkv_buf.data(), nk, d, width} : mat(dkv_buf.data(), nk, d);
+        dv = kv_fused ? Mat{dkv_buf.data() + d, nk, d, width} : mat(dkv_buf.data() + nk * d, nk, d);
+    }
     linear_backward(mat(dctx.data(), nq, d), *grad.out, dy, mat(saved.ctx.data(), nq, d), *p.out);
     std::vector<AttentionGradItem> items;
     for (const SequenceSpan& s : saved.spans)
@@ -149,14 +175,24 @@ void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, Con
                          mat(saved.k.data(), nk, d).rows_range(s.k_first, s.tk),
                          mat(saved.v.data(), nk, d).rows_range(s.k_first, s.tk),
                          mat(dctx.data(), nq, d).rows_range(s.q_first, s.tq), s.weights,
-                         mat(dq.data(), nq, d).rows_range(s.q_first, s.tq),
-                         mat(dk.data(), nk, d).rows_range(s.k_first, s.tk),
-                         mat(dv.data(), nk, d).rows_range(s.k_first, s.tk)});
+                         dq.rows_range(s.q_first, s.tq), dk.rows_range(s.k_first, s.tk),
+                         dv.rows_range(s.k_first, s.tk)});
     dot_product_attention_backward(items, opt);
-    linear_backward(dx_q, *grad.q, mat(dq.data(), nq, d), x_q, *p.q, true);
-    linear_backward(dx_k, *grad.k, mat(dk.data(), nk, d), x_k, *p.k, true);
     Linear& gv = p.shared_kv ? *grad.k : *grad.v;
-    linear_backward(dx_v, gv, mat(dv.data(), nk, d), x_v, *p.value_proj(), true);
+    const Mat none{nullptr, 0, 0, 0};
+    // Weight gradients: one product each; input gradients: fused where the inputs are one.
+    linear_backward(qkv_fused ? none : dx_q, *grad.q, dq, x_q, *p.q, true);
+    linear_backward(kv_fused ? none : dx_k, *grad.k, dk, x_k, *p.k, true);
+    linear_backward(kv_fused ? none : dx_v, gv, dv, x_v, *p.value_proj(), true);
+    if (!kv_fused) return;
+    const std::size_t dd = d * d, parts = width / d;  // the stacked weights [Wq;Wk;Wv] or [Wk;Wv]: [width,D]
+    const Linear* stacked[3] = {&*p.q, &*p.k, &*p.v};
+    w_stack.resize(parts * dd);
+    for (std::size_t i = 0; i < parts; ++i) {
+        const float* w = stacked[3 - parts + i]->weight.data();
+        std::copy(w, w + dd, w_stack.data() + i * dd);
+    }
+    gemm(dx_k, ConstMat{dkv_buf.data(), nk, width, width}, Op::N, mat(w_stack.data(), width, d), Op::N, 1.0f, 1.0f);
 }
 
 double multihead_flops(std::size_t tq, std::size_t tk, std::size_t d, const MultiHeadParams& p) {

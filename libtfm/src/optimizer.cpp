@@ -28,9 +28,28 @@ double Adam::update(Model& model, Model& grads, double grad_scale) {
     visit_parameters(model, [&](const std::string&, float* p, std::size_t n) { params.push_back({p, n}); });
     visit_parameters(grads, [&](const std::string&, float* p, std::size_t n) { gs.push_back({p, n}); });
     if (params.size() != m_.size() || gs.size() != m_.size()) throw Error("Adam: the model's structure changed");
+    // Chunks of the parameters over the thread pool (the result does not depend on the split).
+    constexpr std::size_t kChunk = 1 << 15;
+    std::vector<std::pair<std::size_t, std::size_t>> chunks;  // (tensor, first element)
+    for (std::size_t t = 0; t < params.size(); ++t)
+        for (std::size_t i = 0; i < params[t].second; i += kChunk) chunks.push_back({t, i});
+    // The gradient norm: a sum of squares per chunk in parallel, the chunks added in order.
+    std::vector<double> chunk_sq(chunks.size());
+    parallel_for(chunks.size(), [&](std::size_t c) {
+        const auto [t, first] = chunks[c];
+        const float* g = gs[t].first;
+        double acc[8] = {};
+        const std::size_t last = std::min(gs[t].second, first + kChunk);
+        std::size_t i = first;
+        for (; i + 8 <= last; i += 8)
+            for (std::size_t l = 0; l < 8; ++l) acc[l] += double(g[i + l]) * double(g[i + l]);
+        for (; i < last; ++i) acc[0] += double(g[i]) * double(g[i]);
+        double s = 0;
+        for (double a : acc) s += a;
+        chunk_sq[c] = s;
+    });
     double sq = 0;
-    for (auto& [g, n] : gs)
-        for (std::size_t i = 0; i < n; ++i) sq += double(g[i]) * g[i];
+    for (double s : chunk_sq) sq += s;
     const double norm = std::sqrt(sq) * grad_scale;
     double scale = grad_scale;
     if (opt_.clip_norm > 0 && norm > opt_.clip_norm) scale *= opt_.clip_norm / norm;
@@ -38,12 +57,8 @@ double Adam::update(Model& model, Model& grads, double grad_scale) {
     ++step_;
     const double b1 = opt_.beta1, b2 = opt_.beta2;
     const double c1 = 1.0 - std::pow(b1, double(step_)), c2 = 1.0 - std::pow(b2, double(step_));
-    const float a = float(lr / c1), inv_c2 = float(1.0 / c2), eps = float(opt_.eps);
-    // Elementwise, in chunks over the thread pool (the result does not depend on the split).
-    constexpr std::size_t kChunk = 1 << 15;
-    std::vector<std::pair<std::size_t, std::size_t>> chunks;  // (tensor, first element)
-    for (std::size_t t = 0; t < params.size(); ++t)
-        for (std::size_t i = 0; i < params[t].second; i += kChunk) chunks.push_back({t, i});
+    const float a = float(lr / c1), inv_c2 = float(1.0 / c2), eps = float(opt_.eps), gs_scale = float(scale);
+    const float fb1 = float(b1), fb2 = float(b2), gb1 = float(1.0 - b1), gb2 = float(1.0 - b2);
     parallel_for(chunks.size(), [&](std::size_t c) {
         const auto [t, first] = chunks[c];
         const std::size_t last = std::min(params[t].second, first + kChunk);
@@ -52,9 +67,9 @@ double Adam::update(Model& model, Model& grads, double grad_scale) {
         float* m = m_[t].data();
         float* v = v_[t].data();
         for (std::size_t i = first; i < last; ++i) {
-            const float gi = float(g[i] * scale);
-            m[i] = float(b1) * m[i] + float(1.0 - b1) * gi;
-            v[i] = float(b2) * v[i] + float(1.0 - b2) * gi * gi;
+            const float gi = g[i] * gs_scale;
+            m[i] = fb1 * m[i] + gb1 * gi;
+            v[i] = fb2 * v[i] + gb2 * gi * gi;
             p[i] -= a * m[i] / (std::sqrt(v[i] * inv_c2) + eps);
         }
     });

@@ -1,6 +1,7 @@
 #include "tfm/parallel.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -14,6 +15,12 @@ namespace {
 
 thread_local bool t_in_task = false;
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 int default_threads() {
     if (const char* env = std::getenv("TFM_THREADS")) {
         int v = std::atoi(env);
@@ -21,6 +28,22 @@ int default_threads() {
     }
     unsigned hc = std::thread::hardware_concurrency();
     return hc ? int(hc) : 1;
+}
+
+// Spins this long for new work (a worker) or for the last task (the caller) before sleeping
+// on a condition variable: a training step runs hundreds of short parallel loops, and a
+// sleeping thread takes tens of microseconds to wake (longer on a virtual machine).
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+// Waits until ready() holds: spins up to kSpin, then returns false (the caller then sleeps).
+template <class Ready>
+bool spin_until(Ready&& ready) {
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (unsigned i = 1;; ++i) {
+        if (ready()) return true;
+        cpu_relax();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return ready();
+    }
 }
 
 class Pool {
@@ -45,14 +68,16 @@ public:
             fn_ = &fn;
             n_ = n;
             next_.store(0);
-            active_ = int(workers_.size());
+            active_.store(int(workers_.size()));
             error_ = nullptr;
-            ++generation_;
+            generation_.fetch_add(1, std::memory_order_release);
         }
         cv_.notify_all();
         work();
-        std::unique_lock<std::mutex> lk(m_);
-        done_cv_.wait(lk, [&] { return active_ == 0; });
+        if (!spin_until([&] { return active_.load(std::memory_order_acquire) == 0; })) {
+            std::unique_lock<std::mutex> lk(m_);
+            done_cv_.wait(lk, [&] { return active_.load(std::memory_order_acquire) == 0; });
+        }
         fn_ = nullptr;
         if (error_) std::rethrow_exception(error_);
     }
@@ -67,9 +92,9 @@ private:
     const std::function<void(std::size_t)>* fn_ = nullptr;
     std::size_t n_ = 0;
     std::atomic<std::size_t> next_{0};
-    int active_ = 0;
-    unsigned long generation_ = 0;
-    bool stop_ = false;
+    std::atomic<int> active_{0};
+    std::atomic<unsigned long> generation_{0};
+    std::atomic<bool> stop_{false};
     std::exception_ptr error_;
 
     void work() {
@@ -92,15 +117,21 @@ private:
     void worker_loop() {
         unsigned long seen = 0;
         for (;;) {
-            {
+            auto ready = [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; };
+            if (!spin_until(ready)) {
                 std::unique_lock<std::mutex> lk(m_);
-                cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
-                if (stop_) return;
-                seen = generation_;
+                cv_.wait(lk, ready);
+            }
+            if (stop_.load()) return;
+            {
+                std::lock_guard<std::mutex> lk(m_);  // fn_, n_ and error_ as run() set them
+                seen = generation_.load();
             }
             work();
-            std::lock_guard<std::mutex> lk(m_);
-            if (--active_ == 0) done_cv_.notify_one();
+            if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                std::lock_guard<std::mutex> lk(m_);
+                done_cv_.notify_one();
+            }
         }
     }
 
@@ -108,8 +139,8 @@ private:
         if (!workers_.empty() || threads_ <= 1) return;
         {
             std::lock_guard<std::mutex> lk(m_);
-            stop_ = false;
-            generation_ = 0;
+            stop_.store(false);
+            generation_.store(0);
         }
         for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
     }
@@ -117,7 +148,7 @@ private:
     void stop_workers() {
         {
             std::lock_guard<std::mutex> lk(m_);
-            stop_ = true;
+            stop_.store(true);
         }
         cv_.notify_all();
         for (auto& w : workers_) w.join();

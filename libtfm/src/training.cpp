@@ -4,11 +4,10 @@
 #include <cmath>
 
 #include "tfm/decoder.hpp"
+#include "tfm/dropout.hpp"
 #include "tfm/embedding.hpp"
 #include "tfm/error.hpp"
-#include "tfm/fast_math.hpp"
 #include "tfm/parallel.hpp"
-#include "tfm/random.hpp"
 
 namespace tfm {
 
@@ -34,75 +33,32 @@ TrainBatch make_train_batch(const std::vector<std::vector<std::int64_t>>& source
     return b;
 }
 
-LossStats smoothed_cross_entropy(ConstMat logits, const std::vector<std::int64_t>& labels, std::int64_t pad_id,
-                                 float epsilon, float* dlogits) {
-    const std::size_t n = logits.rows, v = logits.cols;
-    if (labels.size() != n) throw Error("cross-entropy: " + std::to_string(labels.size()) + " labels for " +
-                                        std::to_string(n) + " rows");
-    for (std::int64_t y : labels)
-        if (y != pad_id && (y < 0 || std::size_t(y) >= v))
-            throw Error("label " + std::to_string(y) + " is outside the vocabulary of " + std::to_string(v));
-    // Rows in parallel; per-row sums added in row order afterwards, so the total does not
-    // depend on the thread count.
-    std::vector<double> row_nll(n, 0.0), row_smoothed(n, 0.0);
-    parallel_for(n, [&](std::size_t i) {
-        thread_local std::vector<float> p;
-        p.resize(v);
-        float* g = dlogits ? dlogits + i * v : nullptr;
-        if (labels[i] == pad_id) {
-            if (g) std::fill(g, g + v, 0.0f);
-            return;
-        }
-        const float* row = logits.data + i * logits.ld;
-        const float mx = max_of(row, v);
-        const double lse = double(mx) + std::log(double(exp_shifted(p.data(), row, v, mx)));
-        double sum_logp = 0;
-        for (std::size_t j = 0; j < v; ++j) sum_logp += double(row[j]) - lse;
-        const double logp_y = double(row[labels[i]]) - lse;
-        row_nll[i] = -logp_y;
-        row_smoothed[i] = -((1.0 - epsilon) * logp_y + epsilon / double(v) * sum_logp);
-        if (g) {
-            const float inv = float(1.0 / std::exp(lse - double(mx)));
-            for (std::size_t j = 0; j < v; ++j) g[j] = p[j] * inv - epsilon / float(v);
-            g[labels[i]] -= 1.0f - epsilon;
-        }
-    });
-    LossStats st;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (labels[i] == pad_id) continue;
-        st.nll += row_nll[i];
-        st.smoothed += row_smoothed[i];
-        ++st.tokens;
-    }
-    return st;
-}
-
 namespace {
 
 // What one residual sublayer keeps: its input (pre-norm), the inner function's input, the
 // LayerNorm's input (post-norm) and the dropout mask.
 struct SublayerTrace {
-    std::vector<float> x_in, inner_in, ln_in, mask;
+    std::vector<float> x_in, inner_in, ln_in;
+    DropoutMask mask;
 };
 
 // Rows [0, n) in blocks, in parallel: fn(first, end) on each block.
 constexpr std::size_t kRowBlock = 32;
 template <class F>
 void for_row_blocks(std::size_t n, F&& fn) {
-    parallel_for((n + kRowBlock - 1) / kRowBlock,
-                 [&](std::size_t b) { fn(b * kRowBlock, std::min(n, (b + 1) * kRowBlock)); });
+    parallel_blocks(n, kRowBlock, fn);
 }
 
 struct EncoderTrace {
     SublayerTrace att, ffn;
     MultiHeadSaved mha;
-    std::vector<float> pre_act;
+    std::vector<float> ffn_kept;  // what the feed-forward backward needs [N,F]
 };
 
 struct DecoderTrace {
     SublayerTrace self, cross, ffn;
     MultiHeadSaved self_mha, cross_mha;
-    std::vector<float> pre_act;
+    std::vector<float> ffn_kept;  // what the feed-forward backward needs [N,F]
 };
 
 }  // namespace
@@ -167,7 +123,7 @@ private:
                 multihead_forward_train(out, in, in, in, enc_spans_, enc_opt_, L.self_attn, t.mha);
             });
             sublayer_forward(x, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
-                feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.pre_act);
+                feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.ffn_kept);
             });
         }
         if (model.encoder_final_ln) final_forward(x, *model.encoder_final_ln, enc_final_in_);
@@ -190,20 +146,22 @@ private:
                 multihead_forward_train(out, in, mem, mem, cross_spans_, cross_opt_, L.cross_attn, t.cross_mha);
             });
             sublayer_forward(y, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
-                feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.pre_act);
+                feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.ffn_kept);
             });
         }
         if (model.decoder_final_ln) final_forward(y, *model.decoder_final_ln, dec_final_in_);
     }
 
-    // logits [Nt,V] and, when training, d loss / d logits.
+    // logits [Nt,V] and, when training, d loss / d logits in their place (and the gradient of
+    // final_logits_bias, their column sums).
     LossStats loss(const TrainBatch& b) {
-        const std::size_t v = config().target_vocab();
+        const std::size_t v = config().target_vocab(), d = config().d_model;
         logits_.resize(nt_ * v);
-        output_logits(mat(logits_.data(), nt_, v), decoder_states(), *m_);
-        dlogits_.resize(g_ ? nt_ * v : 0);
+        const auto& w = m_->output_weight();
+        gemm(mat(logits_.data(), nt_, v), decoder_states(), Op::N, mat(w.data(), v, d), Op::T);
         return smoothed_cross_entropy(mat(logits_.data(), nt_, v), b.labels, config().pad_id, opt_.label_smoothing,
-                                      g_ ? dlogits_.data() : nullptr);
+                                      g_ ? logits_.data() : nullptr, m_->final_logits_bias.data(),
+                                      g_ ? g_->final_logits_bias.data() : nullptr);
     }
 
     // From d logits through the output projection and the decoder; fills dmem_.
@@ -214,13 +172,11 @@ private:
         const std::size_t d = cfg.d_model, v = cfg.target_vocab();
         dy_.resize(nt_ * d);
         Mat dy = mat(dy_.data(), nt_, d);
-        ConstMat dlogits = mat(dlogits_.data(), nt_, v);
+        ConstMat dlogits = mat(logits_.data(), nt_, v);
         const auto& w_out = model.output_weight();
         auto& gw_out = cfg.tie_word_embeddings ? g.shared : g.lm_head;
         gemm(dy, dlogits, Op::N, mat(w_out.data(), v, d), Op::N);
         gemm(mat(gw_out.data(), v, d), dlogits, Op::T, decoder_states(), Op::N, 1.0f, 1.0f);
-        for (std::size_t i = 0; i < nt_; ++i)
-            for (std::size_t j = 0; j < v; ++j) g.final_logits_bias[j] += dlogits_[i * v + j];
         if (model.decoder_final_ln) final_backward(dy, *model.decoder_final_ln, *g.decoder_final_ln, dec_final_in_);
         dmem_.assign(ns_ * d, 0.0f);
         Mat dmem = mat(dmem_.data(), ns_, d);
@@ -230,7 +186,7 @@ private:
             DecoderLayer& G = g.decoder[l];
             DecoderTrace& t = dec_[l];
             sublayer_backward(dy, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
-                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, cfg.activation, hidden_);
+                feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, cfg.activation, hidden_);
             });
             sublayer_backward(dy, L.cross_attn_ln, G.cross_attn_ln, t.cross, [&](Mat din, ConstMat dout, ConstMat in) {
                 multihead_backward(din, dmem, dmem, G.cross_attn, dout, in, mem, mem, t.cross_mha, cross_opt_, L.cross_attn);
@@ -253,7 +209,7 @@ private:
             EncoderLayer& G = g.encoder[l];
             EncoderTrace& t = enc_[l];
             sublayer_backward(dmem, L.final_ln, G.final_ln, t.ffn, [&](Mat din, ConstMat dout, ConstMat in) {
-                feedforward_backward(din, G.ffn, dout, in, t.pre_act, L.ffn, config().activation, hidden_);
+                feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, config().activation, hidden_);
             });
             sublayer_backward(dmem, L.self_attn_ln, G.self_attn_ln, t.att, [&](Mat din, ConstMat dout, ConstMat in) {
                 multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, enc_opt_, L.self_attn);
@@ -268,8 +224,9 @@ private:
     std::uint64_t dropout_calls_ = 0;  // dropout masks drawn in this pass
     std::vector<EncoderTrace> enc_;
     std::vector<DecoderTrace> dec_;
-    std::vector<float> enc_emb_mask_, dec_emb_mask_, enc_final_in_, dec_final_in_, hidden_;
-    std::vector<float> x_, y_, logits_, dlogits_, dy_, dmem_, out_, dout_, din_;  // [Ns,D] [Nt,D] [Nt,V] ...
+    DropoutMask enc_emb_mask_, dec_emb_mask_;
+    std::vector<float> enc_final_in_, dec_final_in_, hidden_;
+    std::vector<float> x_, y_, logits_, dy_, dmem_, out_, dout_, din_;  // [Ns,D] [Nt,D] [Nt,V] (then d logits) ...
     std::size_t ns_ = 0, nt_ = 0;  // rows of the padded source and target batches
     AttentionOptions enc_opt_, self_opt_, cross_opt_;
     std::vector<SequenceSpan> enc_spans_, self_spans_, cross_spans_;
@@ -277,48 +234,27 @@ private:
 
     bool dropping() const { return g_ && opt_.dropout > 0.0f; }
 
-    // Dropout on y [N,D] (mask kept for the backward pass), then x += y when x is given, and
-    // keep = x after the add when given; rows in parallel. Each block of rows draws from its
-    // own generator, seeded by (pass seed, mask number, block): the same masks for any
-    // thread count.
-    void dropout_add(float* y, std::size_t rows, std::size_t d, std::vector<float>& mask, float* x = nullptr,
+    // Dropout on y [N,D] (its key kept for the backward pass), then x += y when x is given,
+    // and keep = x after the add when given; rows in parallel. Mask number k of the pass uses
+    // dropout_key(seed, k): the same masks for any thread count.
+    void dropout_add(float* y, std::size_t rows, std::size_t d, DropoutMask& mask, float* x = nullptr,
                      std::vector<float>* keep = nullptr) {
-        const bool drop = dropping();
         const std::uint64_t call = dropout_calls_++;
-        if (drop) mask.resize(rows * d);
-        else mask.clear();
+        mask = dropping() ? DropoutMask{dropout_key(opt_.seed, call), opt_.dropout} : DropoutMask{};
         if (keep) keep->resize(rows * d);
-        const std::uint32_t threshold = std::uint32_t(double(opt_.dropout) * 4294967296.0);
-        const float scale = drop ? 1.0f / (1.0f - opt_.dropout) : 1.0f;
         for_row_blocks(rows, [&](std::size_t r0, std::size_t r1) {
             const std::size_t i0 = r0 * d, i1 = r1 * d;
-            if (drop) {
-                Rng rng(opt_.seed * 0x9e3779b97f4a7c15ULL + call * 0xd1b54a32d192ed03ULL + r0);
-                float* m = mask.data();
-                std::size_t i = i0;
-                for (; i + 1 < i1; i += 2) {  // two 32-bit draws per number
-                    const std::uint64_t u = rng.next();
-                    m[i] = std::uint32_t(u) < threshold ? 0.0f : scale;
-                    m[i + 1] = std::uint32_t(u >> 32) < threshold ? 0.0f : scale;
-                }
-                if (i < i1) m[i] = std::uint32_t(rng.next()) < threshold ? 0.0f : scale;
-                for (i = i0; i < i1; ++i) y[i] *= m[i];
-            }
+            if (mask.active()) dropout_apply(y + i0, y + i0, i1 - i0, i0, mask);
             if (x)
                 for (std::size_t i = i0; i < i1; ++i) x[i] += y[i];
             if (keep) std::copy(x + i0, x + i1, keep->data() + i0);
         });
     }
 
-    // dst = src * mask (or a copy without dropout), rows in parallel.
-    static void masked_copy(float* dst, const float* src, std::size_t rows, std::size_t d,
-                            const std::vector<float>& mask) {
+    // dst = src * mask (a copy without dropout), rows in parallel.
+    static void masked_copy(float* dst, const float* src, std::size_t rows, std::size_t d, const DropoutMask& mask) {
         for_row_blocks(rows, [&](std::size_t r0, std::size_t r1) {
-            if (mask.empty()) {
-                std::copy(src + r0 * d, src + r1 * d, dst + r0 * d);
-                return;
-            }
-            for (std::size_t i = r0 * d; i < r1 * d; ++i) dst[i] = src[i] * mask[i];
+            dropout_apply(dst + r0 * d, src + r0 * d, (r1 - r0) * d, r0 * d, mask);
         });
     }
 
@@ -329,17 +265,17 @@ private:
     }
 
     void embed_forward(Mat x, const TokenBatch& b, const xt::xtensor<float, 2>& table,
-                       const xt::xtensor<float, 2>& positions, std::vector<float>& mask) {
+                       const xt::xtensor<float, 2>& positions, DropoutMask& mask) {
         std::vector<std::size_t> pos(b.batch * b.len);
         for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i % std::max<std::size_t>(b.len, 1);
         embed(x, b.ids.data(), pos.data(), table, positions, config().embed_scale());
         dropout_add(x.data, x.rows, x.cols, mask);
     }
 
-    void embed_backward(Mat dx, const TokenBatch& b, const std::vector<float>& mask, xt::xtensor<float, 2>& dtable,
+    void embed_backward(Mat dx, const TokenBatch& b, const DropoutMask& mask, xt::xtensor<float, 2>& dtable,
                         xt::xtensor<float, 2>& dpos) {
         const std::size_t d = config().d_model;
-        if (!mask.empty()) masked_copy(dx.data, dx.data, dx.rows, d, mask);
+        if (mask.active()) masked_copy(dx.data, dx.data, dx.rows, d, mask);
         const float scale = config().embed_scale();
         const bool learned = config().positions == PositionKind::Learned;
         for (std::size_t i = 0; i < dx.rows; ++i) {

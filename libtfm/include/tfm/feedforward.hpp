@@ -11,7 +11,8 @@ namespace tfm {
 
 // In place over n values.
 void activation_forward(float* x, std::size_t n, Activation a);
-// dx[i] = dy[i] * act'(x[i]) for the pre-activation x; dx may alias dy.
+// dx[i] = dy[i] * act'(x[i]) for the pre-activation x (for ReLU the output does as well);
+// dx may alias dy.
 void activation_backward(float* dx, const float* dy, const float* x, std::size_t n, Activation a);
 
 struct FeedForward {

@@ -19,6 +19,15 @@ void set_num_threads(int n);  // n <= 0 restores the default
 // first exception thrown by a task is rethrown here. Calls from inside a task run serially.
 void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn);
 
+// fn(first, last) over [0, n) cut into blocks of `block` indices, the blocks in parallel.
+template <class F>
+void parallel_blocks(std::size_t n, std::size_t block, F&& fn) {
+    parallel_for((n + block - 1) / block, [&](std::size_t b) {
+        const std::size_t first = b * block;
+        fn(first, n - first < block ? n : first + block);
+    });
+}
+
 // True inside a parallel_for task.
 bool in_parallel();
 

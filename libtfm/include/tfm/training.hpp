@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tfm/encoder.hpp"
+#include "tfm/loss.hpp"
 #include "tfm/model.hpp"
 
 namespace tfm {
@@ -30,11 +31,6 @@ struct TrainOptions {
     std::uint64_t seed = 0;        // of the dropout masks
 };
 
-struct LossStats {
-    double smoothed = 0;     // sum over target tokens of the label-smoothed cross-entropy
-    double nll = 0;          // sum of -log p(label)
-    std::size_t tokens = 0;  // target tokens counted
-};
 
 // The activations one pass keeps, reused from batch to batch.
 class TrainingWorkspace {
@@ -53,9 +49,5 @@ LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads
 // Forward only, without dropout.
 LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing, TrainingWorkspace& ws);
 
-// Label-smoothed cross-entropy of logits [N,V] against labels [N] (pad ignored); with dlogits
-// non-null, its gradient (softmax - q) is written there (zero rows for pad).
-LossStats smoothed_cross_entropy(ConstMat logits, const std::vector<std::int64_t>& labels, std::int64_t pad_id,
-                                 float epsilon, float* dlogits);
 
 }  // namespace tfm

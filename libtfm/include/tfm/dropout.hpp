@@ -1,0 +1,27 @@
+// Dropout whose mask is a pure function of (key, element index): y[i] = x[i] * m[i] with
+// m[i] = 0 with probability p and 1/(1-p) otherwise. The backward pass draws the same mask
+// again from the same key instead of keeping it, rows may be split across threads in any way,
+// and the same key gives the same mask on every machine and thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tfm {
+
+struct DropoutMask {
+    std::uint64_t key = 0;  // which mask; derive one per use with dropout_key
+    float p = 0.0f;         // probability of dropping; 0 = no dropout (m[i] = 1)
+    bool active() const { return p > 0.0f; }
+};
+
+// A key for mask number `call` of the pass seeded by `seed` (a 64-bit mix of both).
+std::uint64_t dropout_key(std::uint64_t seed, std::uint64_t call);
+
+// y[i] = x[i] * m[first + i] for i < n (y may alias x).
+void dropout_apply(float* y, const float* x, std::size_t n, std::size_t first, const DropoutMask& mask);
+
+// The mask values themselves, m[first + i] for i < n (0 or 1/(1-p)): for tests and tools.
+void dropout_mask_values(float* m, std::size_t n, std::size_t first, const DropoutMask& mask);
+
+}  // namespace tfm
