@@ -52,6 +52,18 @@ void dropout_apply(float* y, const float* x, std::size_t n, std::size_t first, c
         y[i] = x[i] * (draw(base + std::uint32_t(i), q.k0, q.k1) < q.threshold ? 0.0f : q.scale);  // NaN stays NaN
 }
 
+void dropout_add(float* sum, const float* residual, const float* x, std::size_t n, std::size_t first,
+                 const DropoutMask& mask) {
+    if (!mask.active()) {
+        for (std::size_t i = 0; i < n; ++i) sum[i] = residual[i] + x[i];
+        return;
+    }
+    const Params q = params(mask);
+    const std::uint32_t base = std::uint32_t(first);
+    for (std::size_t i = 0; i < n; ++i)
+        sum[i] = residual[i] + x[i] * (draw(base + std::uint32_t(i), q.k0, q.k1) < q.threshold ? 0.0f : q.scale);
+}
+
 void dropout_mask_values(float* m, std::size_t n, std::size_t first, const DropoutMask& mask) {
     std::fill(m, m + n, 1.0f);
     dropout_apply(m, m, n, first, mask);

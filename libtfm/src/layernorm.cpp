@@ -42,6 +42,19 @@ RowStats row_stats(const float* x, std::size_t d, float eps) {
 
 constexpr std::size_t kRowsPerTask = 64;
 
+// One row of the backward pass: xhat = (x - mean) inv, gdy = gamma dy, and the row's share of
+// dgamma (dy xhat) and dbeta (dy). Every pointer names its own memory (restrict: it vectorises).
+void normalised_and_sums(float* __restrict xhat, float* __restrict gdy, float* __restrict dg, float* __restrict db,
+                         const float* __restrict x, const float* __restrict dy, const float* __restrict g,
+                         std::size_t d, RowStats st) {
+    for (std::size_t j = 0; j < d; ++j) {
+        xhat[j] = (x[j] - st.mean) * st.inv;
+        gdy[j] = g[j] * dy[j];
+        dg[j] += dy[j] * xhat[j];
+        db[j] += dy[j];
+    }
+}
+
 }  // namespace
 
 void layernorm_forward(Mat y, ConstMat x, const LayerNorm& ln) {
@@ -66,27 +79,24 @@ void layernorm_backward(Mat dx, LayerNorm& grad, ConstMat dy, ConstMat x, const 
     const std::size_t d = x.cols;
     if (dy.cols != d || dx.cols != d || dy.rows != x.rows || dx.rows != x.rows || grad.gamma.size() != d)
         throw Error("layer norm backward: shapes do not fit width " + std::to_string(d));
-    const float* g = ln.gamma.data();
     // Row chunks in parallel, each with its own dgamma/dbeta sums, added in chunk order
     // afterwards: the result does not depend on the thread count.
     const std::size_t chunks = (x.rows + kRowsPerTask - 1) / kRowsPerTask;
     std::vector<float> dgamma(chunks * d, 0.0f), dbeta(chunks * d, 0.0f);
     parallel_for(chunks, [&](std::size_t c) {
-        thread_local std::vector<float> xhat, gdy;
-        xhat.resize(d), gdy.resize(d);
+        thread_local std::vector<float> xhat_buf, gdy_buf;
+        xhat_buf.resize(d), gdy_buf.resize(d);
+        float* const xhat = xhat_buf.data();  // raw pointers: the loops below vectorise
+        float* const gdy = gdy_buf.data();
+        const float* const g = ln.gamma.data();
         float* dg = dgamma.data() + c * d;
         float* db = dbeta.data() + c * d;
         for (std::size_t i = c * kRowsPerTask; i < std::min(x.rows, (c + 1) * kRowsPerTask); ++i) {
             const float* xr = x.data + i * x.ld;
             const float* dyr = dy.data + i * dy.ld;
             const RowStats st = row_stats(xr, d, ln.eps);
-            float s1[kLanes] = {}, s2[kLanes] = {};  // sum(g dy), sum(g dy xhat)
-            for (std::size_t j = 0; j < d; ++j) {
-                xhat[j] = (xr[j] - st.mean) * st.inv;
-                gdy[j] = g[j] * dyr[j];
-                dg[j] += dyr[j] * xhat[j];
-                db[j] += dyr[j];
-            }
+            normalised_and_sums(xhat, gdy, dg, db, xr, dyr, g, d, st);
+            float s1[kLanes] = {}, s2[kLanes] = {};  // sum(g dy), sum(g dy xhat), in lanes
             std::size_t j = 0;
             for (; j + kLanes <= d; j += kLanes)
                 for (std::size_t l = 0; l < kLanes; ++l) s1[l] += gdy[j + l], s2[l] += gdy[j + l] * xhat[j + l];

@@ -30,20 +30,31 @@ void linear_forward(Mat y, ConstMat x, const Linear& layer) {
     gemm(y, x, Op::N, mat(layer.weight.data(), layer.out(), layer.in()), Op::T, 1.0f, beta);
 }
 
+namespace {
+
+constexpr std::size_t kSumColumns = 64;
+
+// sum[j] += sum over rows of m(i, j), m at most kSumColumns wide; rows added in order.
+void add_column_sums(float* sum, ConstMat m) {
+    float acc[kSumColumns] = {};
+    for (std::size_t i = 0; i < m.rows; ++i) {
+        const float* r = m.data + i * m.ld;
+        for (std::size_t j = 0; j < m.cols; ++j) acc[j] += r[j];
+    }
+    for (std::size_t j = 0; j < m.cols; ++j) sum[j] += acc[j];
+}
+
+}  // namespace
+
 void linear_backward(Mat dx, Linear& grad, ConstMat dy, ConstMat x, const Linear& layer, bool accumulate_dx) {
     const std::size_t in = layer.in(), out = layer.out();
     if (dy.cols != out || x.cols != in || dy.rows != x.rows || grad.weight.shape() != layer.weight.shape())
         throw Error("linear backward: shapes do not fit weight [" + std::to_string(out) + "," + std::to_string(in) + "]");
     gemm(mat(grad.weight.data(), out, in), dy, Op::T, x, Op::N, 1.0f, 1.0f);
     if (layer.bias.size() != 0) {  // column sums of dy: blocks of columns in parallel, rows in order
-        constexpr std::size_t kCols = 64;
         float* db = grad.bias.data();
-        parallel_for((out + kCols - 1) / kCols, [&](std::size_t c) {
-            const std::size_t j0 = c * kCols, j1 = std::min(out, j0 + kCols);
-            for (std::size_t i = 0; i < dy.rows; ++i) {
-                const float* r = dy.data + i * dy.ld;
-                for (std::size_t j = j0; j < j1; ++j) db[j] += r[j];
-            }
+        parallel_blocks(out, kSumColumns, [&](std::size_t j0, std::size_t j1) {
+            add_column_sums(db + j0, dy.cols_range(j0, j1 - j0));
         });
     }
     if (dx.data) gemm(dx, dy, Op::N, mat(layer.weight.data(), out, in), Op::N, 1.0f, accumulate_dx ? 1.0f : 0.0f);

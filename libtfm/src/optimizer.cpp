@@ -14,6 +14,26 @@ double noam_learning_rate(std::size_t step, std::size_t d_model, std::size_t war
     return factor * std::pow(double(d_model), -0.5) * std::min(std::pow(s, -0.5), s * std::pow(w, -1.5));
 }
 
+namespace {
+
+struct AdamConstants {
+    float grad_scale, b1, one_minus_b1, b2, one_minus_b2, step_size, inv_c2, eps;
+};
+
+// n elements: the moments m, v from the gradient g, then the parameters p. Four separate
+// arrays (restrict: the loop vectorises).
+void adam_step(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v, std::size_t n,
+               AdamConstants k) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const float gi = g[i] * k.grad_scale;
+        m[i] = k.b1 * m[i] + k.one_minus_b1 * gi;
+        v[i] = k.b2 * v[i] + k.one_minus_b2 * gi * gi;
+        p[i] -= k.step_size * m[i] / (std::sqrt(v[i] * k.inv_c2) + k.eps);
+    }
+}
+
+}  // namespace
+
 Adam::Adam(const Model& m, const AdamOptions& opt) : opt_(opt), d_model_(m.config.d_model) {
     visit_parameters(const_cast<Model&>(m), [&](const std::string&, float*, std::size_t n) {
         m_.emplace_back(n, 0.0f);
@@ -58,20 +78,13 @@ double Adam::update(Model& model, Model& grads, double grad_scale) {
     const double b1 = opt_.beta1, b2 = opt_.beta2;
     const double c1 = 1.0 - std::pow(b1, double(step_)), c2 = 1.0 - std::pow(b2, double(step_));
     const float a = float(lr / c1), inv_c2 = float(1.0 / c2), eps = float(opt_.eps), gs_scale = float(scale);
+    // float everywhere in the loop: it vectorises
     const float fb1 = float(b1), fb2 = float(b2), gb1 = float(1.0 - b1), gb2 = float(1.0 - b2);
     parallel_for(chunks.size(), [&](std::size_t c) {
         const auto [t, first] = chunks[c];
         const std::size_t last = std::min(params[t].second, first + kChunk);
-        float* p = params[t].first;
-        const float* g = gs[t].first;
-        float* m = m_[t].data();
-        float* v = v_[t].data();
-        for (std::size_t i = first; i < last; ++i) {
-            const float gi = g[i] * gs_scale;
-            m[i] = fb1 * m[i] + gb1 * gi;
-            v[i] = fb2 * v[i] + gb2 * gi * gi;
-            p[i] -= a * m[i] / (std::sqrt(v[i] * inv_c2) + eps);
-        }
+        adam_step(params[t].first + first, gs[t].first + first, m_[t].data() + first, v_[t].data() + first,
+                  last - first, {gs_scale, fb1, gb1, fb2, gb2, a, inv_c2, eps});
     });
     return norm;
 }

@@ -113,43 +113,41 @@ private:
     void encoder_forward(const TrainBatch& b) {
         const Model& model = *m_;
         x_.resize(ns_ * config().d_model);
-        Mat x = memory();
-        embed_forward(x, b.src, model.source_embedding(), model.encoder_positions, enc_emb_mask_);
+        embed_forward(memory(), b.src, model.source_embedding(), model.encoder_positions, enc_emb_mask_);
         enc_.resize(model.encoder.size());
         for (std::size_t l = 0; l < model.encoder.size(); ++l) {
             const EncoderLayer& L = model.encoder[l];
             EncoderTrace& t = enc_[l];
-            sublayer_forward(x, L.self_attn_ln, t.att, [&](Mat out, ConstMat in) {
+            sublayer_forward(x_, ns_, L.self_attn_ln, t.att, [&](Mat out, ConstMat in) {
                 multihead_forward_train(out, in, in, in, enc_spans_, enc_opt_, L.self_attn, t.mha);
             });
-            sublayer_forward(x, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
+            sublayer_forward(x_, ns_, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
                 feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.ffn_kept);
             });
         }
-        if (model.encoder_final_ln) final_forward(x, *model.encoder_final_ln, enc_final_in_);
+        if (model.encoder_final_ln) final_forward(x_, ns_, *model.encoder_final_ln, enc_final_in_);
     }
 
     void decoder_forward(const TrainBatch& b) {
         const Model& model = *m_;
         y_.resize(nt_ * config().d_model);
-        Mat y = decoder_states();
         ConstMat mem = memory();
-        embed_forward(y, b.tgt, model.shared, model.decoder_positions, dec_emb_mask_);
+        embed_forward(decoder_states(), b.tgt, model.shared, model.decoder_positions, dec_emb_mask_);
         dec_.resize(model.decoder.size());
         for (std::size_t l = 0; l < model.decoder.size(); ++l) {
             const DecoderLayer& L = model.decoder[l];
             DecoderTrace& t = dec_[l];
-            sublayer_forward(y, L.self_attn_ln, t.self, [&](Mat out, ConstMat in) {
+            sublayer_forward(y_, nt_, L.self_attn_ln, t.self, [&](Mat out, ConstMat in) {
                 multihead_forward_train(out, in, in, in, self_spans_, self_opt_, L.self_attn, t.self_mha);
             });
-            sublayer_forward(y, L.cross_attn_ln, t.cross, [&](Mat out, ConstMat in) {
+            sublayer_forward(y_, nt_, L.cross_attn_ln, t.cross, [&](Mat out, ConstMat in) {
                 multihead_forward_train(out, in, mem, mem, cross_spans_, cross_opt_, L.cross_attn, t.cross_mha);
             });
-            sublayer_forward(y, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
+            sublayer_forward(y_, nt_, L.final_ln, t.ffn, [&](Mat out, ConstMat in) {
                 feedforward_forward(out, in, L.ffn, config().activation, hidden_, &t.ffn_kept);
             });
         }
-        if (model.decoder_final_ln) final_forward(y, *model.decoder_final_ln, dec_final_in_);
+        if (model.decoder_final_ln) final_forward(y_, nt_, *model.decoder_final_ln, dec_final_in_);
     }
 
     // logits [Nt,V] and, when training, d loss / d logits in their place (and the gradient of
@@ -234,21 +232,11 @@ private:
 
     bool dropping() const { return g_ && opt_.dropout > 0.0f; }
 
-    // Dropout on y [N,D] (its key kept for the backward pass), then x += y when x is given,
-    // and keep = x after the add when given; rows in parallel. Mask number k of the pass uses
-    // dropout_key(seed, k): the same masks for any thread count.
-    void dropout_add(float* y, std::size_t rows, std::size_t d, DropoutMask& mask, float* x = nullptr,
-                     std::vector<float>* keep = nullptr) {
+    // The next dropout mask of the pass: mask number k uses dropout_key(seed, k), so the same
+    // masks come out for any thread count; its key is all the backward pass keeps.
+    DropoutMask next_mask() {
         const std::uint64_t call = dropout_calls_++;
-        mask = dropping() ? DropoutMask{dropout_key(opt_.seed, call), opt_.dropout} : DropoutMask{};
-        if (keep) keep->resize(rows * d);
-        for_row_blocks(rows, [&](std::size_t r0, std::size_t r1) {
-            const std::size_t i0 = r0 * d, i1 = r1 * d;
-            if (mask.active()) dropout_apply(y + i0, y + i0, i1 - i0, i0, mask);
-            if (x)
-                for (std::size_t i = i0; i < i1; ++i) x[i] += y[i];
-            if (keep) std::copy(x + i0, x + i1, keep->data() + i0);
-        });
+        return dropping() ? DropoutMask{dropout_key(opt_.seed, call), opt_.dropout} : DropoutMask{};
     }
 
     // dst = src * mask (a copy without dropout), rows in parallel.
@@ -258,18 +246,13 @@ private:
         });
     }
 
-    // dst = src, rows in parallel.
-    static void copy_rows(std::vector<float>& dst, const float* src, std::size_t rows, std::size_t d) {
-        dst.resize(rows * d);
-        masked_copy(dst.data(), src, rows, d, {});
-    }
-
     void embed_forward(Mat x, const TokenBatch& b, const xt::xtensor<float, 2>& table,
                        const xt::xtensor<float, 2>& positions, DropoutMask& mask) {
         std::vector<std::size_t> pos(b.batch * b.len);
         for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i % std::max<std::size_t>(b.len, 1);
         embed(x, b.ids.data(), pos.data(), table, positions, config().embed_scale());
-        dropout_add(x.data, x.rows, x.cols, mask);
+        mask = next_mask();
+        if (mask.active()) masked_copy(x.data, x.data, x.rows, x.cols, mask);
     }
 
     void embed_backward(Mat dx, const TokenBatch& b, const DropoutMask& mask, xt::xtensor<float, 2>& dtable,
@@ -289,30 +272,42 @@ private:
         }
     }
 
-    void final_forward(Mat x, const LayerNorm& ln, std::vector<float>& keep) {
-        keep.assign(x.data, x.data + x.rows * x.cols);
-        layernorm_forward(x, x, ln);
+    // xv [N,D] = LN(xv), the input kept (its buffer handed over, not copied).
+    void final_forward(std::vector<float>& xv, std::size_t n, const LayerNorm& ln, std::vector<float>& keep) {
+        const std::size_t d = config().d_model;
+        keep.swap(xv);
+        xv.resize(n * d);
+        layernorm_forward(mat(xv.data(), n, d), mat(keep.data(), n, d), ln);
     }
 
     void final_backward(Mat dx, const LayerNorm& ln, LayerNorm& g, const std::vector<float>& in) {
         layernorm_backward(dx, g, dx, mat(in.data(), dx.rows, dx.cols), ln);
     }
 
+    // One residual sublayer over the running activations xv [N,D]: post-norm
+    // xv = LN(x + drop(f(x))), pre-norm xv = x + drop(f(LN(x))). The input x is what the
+    // backward pass needs: its buffer is handed to the trace (swapped, not copied) and xv
+    // gets the trace's old one for the output.
     template <class F>
-    void sublayer_forward(Mat x, const LayerNorm& ln, SublayerTrace& t, F&& f) {
-        const std::size_t n = x.rows, d = x.cols;
+    void sublayer_forward(std::vector<float>& xv, std::size_t n, const LayerNorm& ln, SublayerTrace& t, F&& f) {
+        const std::size_t d = config().d_model;
         const bool post = config().norm == NormPlacement::Post;
-        if (post) {
-            copy_rows(t.inner_in, x.data, n, d);
-        } else {
-            copy_rows(t.x_in, x.data, n, d);
+        std::vector<float>& x = post ? t.inner_in : t.x_in;
+        x.swap(xv);
+        xv.resize(n * d);
+        if (!post) {
             t.inner_in.resize(n * d);
-            layernorm_forward(mat(t.inner_in.data(), n, d), x, ln);
+            layernorm_forward(mat(t.inner_in.data(), n, d), mat(x.data(), n, d), ln);
         }
         out_.resize(n * d);
         f(mat(out_.data(), n, d), mat(t.inner_in.data(), n, d));
-        dropout_add(out_.data(), n, d, t.mask, x.data, post ? &t.ln_in : nullptr);
-        if (post) layernorm_forward(x, x, ln);
+        t.mask = next_mask();
+        if (post) t.ln_in.resize(n * d);
+        float* sum = post ? t.ln_in.data() : xv.data();  // x + drop(out)
+        for_row_blocks(n, [&](std::size_t r0, std::size_t r1) {
+            dropout_add(sum + r0 * d, x.data() + r0 * d, out_.data() + r0 * d, (r1 - r0) * d, r0 * d, t.mask);
+        });
+        if (post) layernorm_forward(mat(xv.data(), n, d), mat(t.ln_in.data(), n, d), ln);
     }
 
     // dx holds d(sublayer output) and becomes d(sublayer input).

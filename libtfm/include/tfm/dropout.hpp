@@ -21,6 +21,11 @@ std::uint64_t dropout_key(std::uint64_t seed, std::uint64_t call);
 // y[i] = x[i] * m[first + i] for i < n (y may alias x).
 void dropout_apply(float* y, const float* x, std::size_t n, std::size_t first, const DropoutMask& mask);
 
+// sum[i] = residual[i] + x[i] * m[first + i] for i < n (sum may alias residual or x): the
+// residual connection around a sublayer whose output x is dropped out.
+void dropout_add(float* sum, const float* residual, const float* x, std::size_t n, std::size_t first,
+                 const DropoutMask& mask);
+
 // The mask values themselves, m[first + i] for i < n (0 or 1/(1-p)): for tests and tools.
 void dropout_mask_values(float* m, std::size_t n, std::size_t first, const DropoutMask& mask);
 
