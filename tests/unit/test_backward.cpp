@@ -152,6 +152,48 @@ TEST_CASE("backward: multi-head attention with padding and causal masks, self an
     }
 }
 
+TEST_CASE("backward: multi-head attention with keys and values from different inputs, and with shared K=V") {
+    // The gradients of the projections are fused into one product where the inputs are one
+    // matrix; here they are not (different inputs), or K and V share one projection.
+    const std::size_t d = 8, heads = 2, nq = 3, nk = 4;
+    for (bool shared : {false, true}) {
+        CAPTURE(shared);
+        MultiHeadConfig cfg;
+        cfg.d = d;
+        cfg.attention.heads = heads;
+        cfg.shared_kv = shared;
+        MultiHeadParams p = random_multihead(cfg, 21);
+        const std::vector<SequenceSpan> spans = {{0, nq, 0, nk, 3, nullptr}};
+        auto xq = random_vec(nq * d, 22), xk = random_vec(nk * d, 23), xv = random_vec(nk * d, 24),
+             w = random_vec(nq * d, 25);
+        auto run = [&](MultiHeadSaved& saved) {
+            std::vector<float> y(nq * d);
+            multihead_forward_train(mat(y.data(), nq, d), mat(xq.data(), nq, d), mat(xk.data(), nk, d),
+                                    mat(xv.data(), nk, d), spans, cfg.attention, p, saved);
+            return dot(y, w);
+        };
+        MultiHeadSaved saved;
+        run(saved);
+        auto loss = [&] {
+            MultiHeadSaved s;
+            return run(s);
+        };
+        MultiHeadParams g;
+        g.shared_kv = shared;
+        g.q = zeros_like(*p.q), g.k = zeros_like(*p.k), g.out = zeros_like(*p.out);
+        if (!shared) g.v = zeros_like(*p.v);
+        std::vector<float> dxq(nq * d, 0.0f), dxk(nk * d, 0.0f), dxv(nk * d, 0.0f);
+        multihead_backward(mat(dxq.data(), nq, d), mat(dxk.data(), nk, d), mat(dxv.data(), nk, d), g,
+                           mat(w.data(), nq, d), mat(xq.data(), nq, d), mat(xk.data(), nk, d), mat(xv.data(), nk, d),
+                           saved, cfg.attention, p);
+        check_grad("dx_q", loss, xq.data(), dxq.data(), dxq.size());
+        check_grad("dx_k", loss, xk.data(), dxk.data(), dxk.size());
+        check_grad("dx_v", loss, xv.data(), dxv.data(), dxv.size());
+        check_grad("dWk", loss, p.k->weight.data(), g.k->weight.data(), d * d);
+        if (!shared) check_grad("dWv", loss, p.v->weight.data(), g.v->weight.data(), d * d);
+    }
+}
+
 TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learned positions, separate vocabularies)") {
     struct Variant {
         NormPlacement norm;
@@ -240,4 +282,75 @@ TEST_CASE("backward: label-smoothed cross-entropy matches its definition and its
     for (std::size_t j = 0; j < v; ++j) CHECK(g[v + j] == 0.0f);  // the pad row
     auto loss = [&] { return smoothed_cross_entropy(mat(logits.data(), n, v), labels, 0, 0.1f, nullptr).smoothed; };
     check_grad("dlogits", loss, logits.data(), g.data(), n * v, 1e-3);
+}
+
+TEST_CASE("backward: the whole model with dropout (the backward pass draws the forward pass's masks again)") {
+    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+        ModelConfig c = preset_config("tiny", 23);
+        c.d_model = 8;
+        c.encoder_heads = c.decoder_heads = 2;
+        c.encoder_ffn = c.decoder_ffn = 12;
+        c.encoder_layers = c.decoder_layers = 2;
+        c.max_positions = 16;
+        c.norm = norm;
+        c.activation = Activation::Gelu;  // smooth: no ReLU kink between the finite-difference steps
+        Model m = random_model(c, 7);
+        TrainBatch batch = make_train_batch({{5, 6, 7, 1}, {8, 9, 1}}, {{10, 11, 12}, {13}}, c);
+        TrainOptions opt;
+        opt.dropout = 0.3f;
+        opt.seed = 42;
+        Model g = zeros_like(m), scratch = zeros_like(m);
+        TrainingWorkspace ws;
+        const LossStats st = forward_backward(m, batch, g, opt, ws);
+        // The same seed gives the same masks, so the loss of the dropped-out model is a function.
+        auto loss = [&] { return forward_backward(m, batch, scratch, opt, ws).smoothed; };
+        CHECK(loss() == st.smoothed);
+        CHECK(evaluate_loss(m, batch, opt.label_smoothing, ws).smoothed != doctest::Approx(st.smoothed));
+        TrainOptions other = opt;
+        other.seed = 43;
+        CHECK(forward_backward(m, batch, scratch, other, ws).smoothed != st.smoothed);
+        std::size_t t = 0;
+        visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
+            float* gp = nullptr;
+            std::size_t k = 0;
+            visit_parameters(g, [&](const std::string&, float* q, std::size_t) {
+                if (k++ == t) gp = q;
+            });
+            ++t;
+            CAPTURE(name);
+            for (std::size_t i : {std::size_t(0), n / 2 + 1, n - 1}) {
+                if (name == "model.shared.weight") i = 5 * c.d_model + i % c.d_model;  // a row in use
+                check_grad(name, loss, p + i, gp + i, 1, 2e-3);
+            }
+        });
+    }
+}
+
+TEST_CASE("backward: cross-entropy with a bias, in place, and the bias gradient") {
+    const std::size_t n = 70, v = 37;  // more rows than one task holds
+    auto logits = random_vec(n * v, 31, 3.0f), bias = random_vec(v, 32);
+    std::vector<std::int64_t> labels(n);
+    for (std::size_t i = 0; i < n; ++i) labels[i] = std::int64_t(i % 5 == 0 ? 0 : 1 + i % (v - 1));  // 0 is pad
+    std::vector<float> shifted(n * v);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < v; ++j) shifted[i * v + j] = logits[i * v + j] + bias[j];
+    std::vector<float> g_ref(n * v), g(n * v), dbias(v, 0.5f);
+    const LossStats ref = smoothed_cross_entropy(mat(shifted.data(), n, v), labels, 0, 0.1f, g_ref.data());
+    const LossStats with_bias =
+        smoothed_cross_entropy(mat(logits.data(), n, v), labels, 0, 0.1f, g.data(), bias.data(), dbias.data());
+    CHECK(with_bias.tokens == ref.tokens);
+    CHECK(with_bias.nll == doctest::Approx(ref.nll).epsilon(1e-6));
+    CHECK(with_bias.smoothed == doctest::Approx(ref.smoothed).epsilon(1e-6));
+    for (std::size_t i = 0; i < n * v; ++i) CHECK(g[i] == doctest::Approx(g_ref[i]).epsilon(1e-5));
+    for (std::size_t j = 0; j < v; ++j) {
+        double col = 0.5;
+        for (std::size_t i = 0; i < n; ++i) col += g_ref[i * v + j];
+        CHECK(dbias[j] == doctest::Approx(col).epsilon(1e-4));
+    }
+    // In place: the gradient overwrites the logits.
+    std::vector<float> in_place = logits;
+    const LossStats again =
+        smoothed_cross_entropy(mat(in_place.data(), n, v), labels, 0, 0.1f, in_place.data(), bias.data());
+    CHECK(again.smoothed == with_bias.smoothed);
+    CHECK(in_place == g);
 }
