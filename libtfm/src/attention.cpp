@@ -36,20 +36,19 @@ void check_item(const AttentionItem& it, std::size_t heads) {
 void attend(const std::vector<AttentionItem>& items, std::size_t heads, bool causal, const ScoreFn& scores) {
     // Tasks are (item, head, block of query rows): a block's scores stay in cache, and the
     // softmax runs in parallel like everything else.
-    constexpr std::size_t kBlock = 128;
     std::vector<std::size_t> first_task(items.size() + 1, 0);
     for (std::size_t i = 0; i < items.size(); ++i) {
         check_item(items[i], heads);
-        first_task[i + 1] = first_task[i] + heads * ((items[i].q.rows + kBlock - 1) / kBlock);
+        first_task[i + 1] = first_task[i] + heads * ((items[i].q.rows + kQueryBlock - 1) / kQueryBlock);
     }
     parallel_for(first_task.back(), [&](std::size_t task) {
         const std::size_t i = std::size_t(std::upper_bound(first_task.begin(), first_task.end(), task) -
                                           first_task.begin()) - 1;
         const AttentionItem& it = items[i];
         const std::size_t tq = it.q.rows, tk = it.k.rows, kv = it.v.cols / heads;
-        const std::size_t blocks = (tq + kBlock - 1) / kBlock;
-        const std::size_t h = (task - first_task[i]) / blocks, i0 = ((task - first_task[i]) % blocks) * kBlock;
-        const std::size_t rows = std::min(kBlock, tq - i0);
+        const std::size_t blocks = (tq + kQueryBlock - 1) / kQueryBlock;
+        const std::size_t h = (task - first_task[i]) / blocks, i0 = ((task - first_task[i]) % blocks) * kQueryBlock;
+        const std::size_t rows = std::min(kQueryBlock, tq - i0);
         const PrefixMask mask{it.key_len, causal};
         // The keys some row of the block sees (visibility grows with the row).
         const std::size_t kmax = mask.visible(i0 + rows - 1, tq, tk);

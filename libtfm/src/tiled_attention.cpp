@@ -11,13 +11,13 @@
 namespace tfm {
 
 namespace {
-constexpr std::size_t kQueryBlock = 64, kKeyBlock = 256;
+constexpr std::size_t kTileRows = 64, kTileKeys = 256;
 }
 
-std::size_t blocked_scratch_bytes(std::size_t tk) { return 128 * tk * sizeof(float); }
+std::size_t blocked_scratch_bytes(std::size_t tk) { return kQueryBlock * tk * sizeof(float); }
 
 std::size_t tiled_scratch_bytes(std::size_t dv, std::size_t heads) {
-    return (kQueryBlock * kKeyBlock + kQueryBlock * (dv / std::max<std::size_t>(heads, 1)) + 2 * kQueryBlock) *
+    return (kTileRows * kTileKeys + kTileRows * (dv / std::max<std::size_t>(heads, 1)) + 2 * kTileRows) *
            sizeof(float);
 }
 
@@ -31,28 +31,28 @@ void tiled_attention(const std::vector<AttentionItem>& items, const AttentionOpt
         if (it.weights) throw Error("tiled attention: no attention weights (they are [H,Tq,Tk] by nature)");
         if (it.k.cols != it.q.cols || it.k.rows != it.v.rows || it.out.rows != it.q.rows || it.out.cols != it.v.cols)
             throw Error("tiled attention: shapes of queries, keys, values and output do not fit");
-        first_task[i + 1] = first_task[i] + heads * ((it.q.rows + kQueryBlock - 1) / kQueryBlock);
+        first_task[i + 1] = first_task[i] + heads * ((it.q.rows + kTileRows - 1) / kTileRows);
     }
     parallel_for(first_task.back(), [&](std::size_t task) {
         const std::size_t i = std::size_t(std::upper_bound(first_task.begin(), first_task.end(), task) -
                                           first_task.begin()) - 1;
         const AttentionItem& it = items[i];
         const std::size_t tq = it.q.rows, tk = it.k.rows, dk = it.q.cols / heads, dv = it.v.cols / heads;
-        const std::size_t blocks = (tq + kQueryBlock - 1) / kQueryBlock;
-        const std::size_t h = (task - first_task[i]) / blocks, i0 = ((task - first_task[i]) % blocks) * kQueryBlock;
-        const std::size_t rows = std::min(kQueryBlock, tq - i0);
+        const std::size_t blocks = (tq + kTileRows - 1) / kTileRows;
+        const std::size_t h = (task - first_task[i]) / blocks, i0 = ((task - first_task[i]) % blocks) * kTileRows;
+        const std::size_t rows = std::min(kTileRows, tq - i0);
         const PrefixMask mask{it.key_len, opt.causal};
         const float scale = opt.scaled ? 1.0f / std::sqrt(float(dk)) : 1.0f;
         thread_local std::vector<float> s_buf, acc_buf, m, l;
-        s_buf.resize(kQueryBlock * kKeyBlock);
+        s_buf.resize(kTileRows * kTileKeys);
         acc_buf.assign(rows * dv, 0.0f);
         m.assign(rows, -std::numeric_limits<float>::infinity());
         l.assign(rows, 0.0f);
         Mat acc = mat(acc_buf.data(), rows, dv);
         ConstMat q = it.q.rows_range(i0, rows).cols_range(h * dk, dk);
         const std::size_t kmax = mask.visible(i0 + rows - 1, tq, tk);  // keys some row of the block sees
-        for (std::size_t j0 = 0; j0 < kmax; j0 += kKeyBlock) {
-            const std::size_t kb = std::min(kKeyBlock, kmax - j0);
+        for (std::size_t j0 = 0; j0 < kmax; j0 += kTileKeys) {
+            const std::size_t kb = std::min(kTileKeys, kmax - j0);
             Mat s = mat(s_buf.data(), rows, kb);
             gemm(s, q, Op::N, it.k.rows_range(j0, kb).cols_range(h * dk, dk), Op::T, scale);
             for (std::size_t r = 0; r < rows; ++r) {

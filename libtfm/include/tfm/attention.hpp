@@ -15,11 +15,12 @@
 
 namespace tfm {
 
-// How scores are held: Blocked keeps one block of 128 query rows against all keys per thread
-// (an exact softmax, 128*Tk floats); Tiled also splits the keys and computes the softmax
+// How scores are held: Blocked keeps one block of kQueryBlock query rows against all keys per
+// thread (an exact softmax, kQueryBlock*Tk floats); Tiled also splits the keys and computes the softmax
 // online (tiled_attention.hpp: scratch independent of Tk); Auto is Blocked unless its block
 // would pass kScoreScratchBudget bytes. Weights [H,Tq,Tk] asked for are always materialised.
 enum class AttentionAlgorithm { Auto, Blocked, Tiled };
+constexpr std::size_t kQueryBlock = 128;
 constexpr std::size_t kScoreScratchBudget = std::size_t(64) << 20;
 
 struct AttentionOptions {
