@@ -2,6 +2,7 @@
 
 #include "tfm/bench_translate.hpp"
 #include "tfm/optimizer.hpp"
+#include "tfm/parallel.hpp"
 #include "tfm/random.hpp"
 #include "tfm/training.hpp"
 
@@ -31,7 +32,7 @@ TrainBenchPoint bench_train(const TrainBenchOptions& o) {
     std::size_t step = 0;
     p.timing = time_it(
         [&] {
-            visit_parameters(g, [](const std::string&, float* x, std::size_t n) { std::fill(x, x + n, 0.0f); });
+            visit_parameters(g, [](const std::string&, float* x, std::size_t n) { parallel_fill(x, n); });
             to.seed = step++;
             LossStats st = forward_backward(m, batch, g, to, ws);
             adam.update(m, g, 1.0 / double(st.tokens));

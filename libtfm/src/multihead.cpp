@@ -154,16 +154,15 @@ void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, Con
     // then dv [Nk,D]; dq_buf holds dq [Nq,D] unless it is fused.
     const std::size_t width = qkv_fused ? 3 * d : 2 * d;
     dkv_buf.resize(nk * width);
-    float* const zeroed = dkv_buf.data();  // this thread's buffer (a name in the task would be the worker's)
-    parallel_blocks(dkv_buf.size(), std::size_t(1) << 16,
-                    [&](std::size_t i0, std::size_t i1) { std::fill(zeroed + i0, zeroed + i1, 0.0f); });
+    if (!qkv_fused) dq_buf.resize(nq * d);
+    parallel_fill(dkv_buf.data(), dkv_buf.size());
+    if (!qkv_fused) parallel_fill(dq_buf.data(), dq_buf.size());
     Mat dq, dk, dv;
     if (qkv_fused) {
         dq = {dkv_buf.data(), nq, d, width};
         dk = {dkv_buf.data() + d, nk, d, width};
         dv = {dkv_buf.data() + 2 * d, nk, d, width};
     } else {
-        dq_buf.assign(nq * d, 0.0f);
         dq = mat(dq_buf.data(), nq, d);
         dk = kv_fused ? Mat{dkv_buf.data(), nk, d, width} : mat(dkv_buf.data(), nk, d);
         dv = kv_fused ? Mat{dkv_buf.data() + d, nk, d, width} : mat(dkv_buf.data() + nk * d, nk, d);

@@ -1,5 +1,6 @@
 #include "tfm/parallel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -97,14 +98,18 @@ private:
     std::atomic<bool> stop_{false};
     std::exception_ptr error_;
 
+    // Claims tasks a few at a time (many small tasks, as in attention over short sentences,
+    // would otherwise pass one counter back and forth between the cores) and runs them.
     void work() {
         bool was = t_in_task;
         t_in_task = true;
+        const std::size_t grab = std::max<std::size_t>(1, n_ / (std::size_t(threads_) * 16));
         for (;;) {
-            std::size_t i = next_.fetch_add(1);
-            if (i >= n_) break;
+            const std::size_t first = next_.fetch_add(grab);
+            if (first >= n_) break;
+            const std::size_t last = std::min(n_, first + grab);
             try {
-                (*fn_)(i);
+                for (std::size_t i = first; i < last; ++i) (*fn_)(i);
             } catch (...) {
                 std::lock_guard<std::mutex> lk(m_);
                 if (!error_) error_ = std::current_exception();
@@ -171,6 +176,12 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn) {
         return;
     }
     Pool::get().run(n, fn);
+}
+
+void parallel_fill(float* data, std::size_t n, float value) {
+    parallel_blocks(n, std::size_t(1) << 16, [&](std::size_t first, std::size_t last) {
+        std::fill(data + first, data + last, value);
+    });
 }
 
 }  // namespace tfm

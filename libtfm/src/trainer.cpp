@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "tfm/error.hpp"
+#include "tfm/parallel.hpp"
 #include "tfm/translator.hpp"
 
 namespace tfm {
@@ -31,7 +32,7 @@ TrainBatch Trainer::batch_of(const Corpus& c, const std::vector<std::size_t>& id
 
 StepReport Trainer::step() {
     const auto start = std::chrono::steady_clock::now();
-    visit_parameters(grads_, [](const std::string&, float* p, std::size_t n) { std::fill(p, p + n, 0.0f); });
+    visit_parameters(grads_, [](const std::string&, float* p, std::size_t n) { parallel_fill(p, n); });
     StepReport r;
     for (std::size_t a = 0; a < opt_.accumulate; ++a) {
         if (state_.batch_in_epoch == batches_.size()) {

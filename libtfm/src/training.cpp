@@ -176,7 +176,8 @@ private:
         gemm(dy, dlogits, Op::N, mat(w_out.data(), v, d), Op::N);
         gemm(mat(gw_out.data(), v, d), dlogits, Op::T, decoder_states(), Op::N, 1.0f, 1.0f);
         if (model.decoder_final_ln) final_backward(dy, *model.decoder_final_ln, *g.decoder_final_ln, dec_final_in_);
-        dmem_.assign(ns_ * d, 0.0f);
+        dmem_.resize(ns_ * d);
+        parallel_fill(dmem_.data(), dmem_.size());
         Mat dmem = mat(dmem_.data(), ns_, d);
         ConstMat mem = memory();
         for (std::size_t l = model.decoder.size(); l-- > 0;) {
@@ -318,7 +319,7 @@ private:
         dout_.resize(n * d);
         din_.resize(n * d);
         masked_copy(dout_.data(), dx.data, n, d, t.mask);
-        for_row_blocks(n, [&](std::size_t r0, std::size_t r1) { std::fill(&din_[r0 * d], &din_[0] + r1 * d, 0.0f); });
+        parallel_fill(din_.data(), n * d);
         fb(mat(din_.data(), n, d), mat(dout_.data(), n, d), mat(t.inner_in.data(), n, d));
         if (config().norm == NormPlacement::Pre)
             layernorm_backward(mat(din_.data(), n, d), gln, mat(din_.data(), n, d), mat(t.x_in.data(), n, d), ln);

@@ -28,6 +28,9 @@ void parallel_blocks(std::size_t n, std::size_t block, F&& fn) {
     });
 }
 
+// data[0, n) = value, in blocks over the pool.
+void parallel_fill(float* data, std::size_t n, float value = 0.0f);
+
 // True inside a parallel_for task.
 bool in_parallel();
 
