@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t kLanes = 16;  // independent partial sums: the loops vectorise, the order is fixed
 constexpr std::size_t kRows = 64;   // rows per task; the bias gradient is summed per task
 
-// z = x + b (b may be null: z is x); returns max(z) and adds sum(z) to *sum.
+// z = x + b (a copy of x when b is null); returns max(z) and adds sum(z) to *sum.
 float max_and_sum(float* z, const float* x, const float* b, std::size_t n, double* sum) {
     float mx[kLanes], s[kLanes] = {};
     std::fill(mx, mx + kLanes, -std::numeric_limits<float>::infinity());

@@ -155,6 +155,8 @@ void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, Con
     const std::size_t width = qkv_fused ? 3 * d : 2 * d;
     dkv_buf.resize(nk * width);
     if (!qkv_fused) dq_buf.resize(nq * d);
+    // Zeroed: the attention backward writes the rows of every span, and rows outside all spans
+    // (none in training batches, possible through this interface) must contribute nothing.
     parallel_fill(dkv_buf.data(), dkv_buf.size());
     if (!qkv_fused) parallel_fill(dq_buf.data(), dq_buf.size());
     Mat dq, dk, dv;
@@ -184,13 +186,16 @@ void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, Con
     linear_backward(kv_fused ? none : dx_k, *grad.k, dk, x_k, *p.k, true);
     linear_backward(kv_fused ? none : dx_v, gv, dv, x_v, *p.value_proj(), true);
     if (!kv_fused) return;
-    const std::size_t dd = d * d, parts = width / d;  // the stacked weights [Wq;Wk;Wv] or [Wk;Wv]: [width,D]
-    const Linear* stacked[3] = {&*p.q, &*p.k, &*p.v};
+    // The stacked weights [Wq;Wk;Wv] or [Wk;Wv]: [width,D].
+    const Linear* stacked[3];
+    std::size_t parts = 0;
+    if (qkv_fused) stacked[parts++] = &*p.q;
+    stacked[parts++] = &*p.k;
+    stacked[parts++] = &*p.v;
+    const std::size_t dd = d * d;
     w_stack.resize(parts * dd);
-    for (std::size_t i = 0; i < parts; ++i) {
-        const float* w = stacked[3 - parts + i]->weight.data();
-        std::copy(w, w + dd, w_stack.data() + i * dd);
-    }
+    for (std::size_t i = 0; i < parts; ++i)
+        std::copy(stacked[i]->weight.data(), stacked[i]->weight.data() + dd, w_stack.data() + i * dd);
     gemm(dx_k, ConstMat{dkv_buf.data(), nk, width, width}, Op::N, mat(w_stack.data(), width, d), Op::N, 1.0f, 1.0f);
 }
 

@@ -36,7 +36,7 @@ TrainBatch make_train_batch(const std::vector<std::vector<std::int64_t>>& source
 namespace {
 
 // What one residual sublayer keeps: its input (pre-norm), the inner function's input, the
-// LayerNorm's input (post-norm) and the dropout mask.
+// LayerNorm's input (post-norm) and the key of its dropout mask (the mask is drawn again).
 struct SublayerTrace {
     std::vector<float> x_in, inner_in, ln_in;
     DropoutMask mask;

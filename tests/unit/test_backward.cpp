@@ -37,6 +37,43 @@ void check_grad(const std::string& what, const std::function<double()>& loss, fl
     }
 }
 
+// The tiny model of the whole-model checks: 2+2 layers, D=8, 2 heads, F=12, V=23, 16 positions.
+ModelConfig tiny_model_config() {
+    ModelConfig c = preset_config("tiny", 23);
+    c.d_model = 8;
+    c.encoder_heads = c.decoder_heads = 2;
+    c.encoder_ffn = c.decoder_ffn = 12;
+    c.encoder_layers = c.decoder_layers = 2;
+    c.max_positions = 16;
+    return c;
+}
+
+// Two pairs, 6 target tokens; the ids stay below 19 (a separate target vocabulary's size).
+TrainBatch tiny_batch(const ModelConfig& c) { return make_train_batch({{5, 6, 7, 1}, {8, 9, 1}}, {{10, 11, 12}, {13}}, c); }
+
+// check_grad at the first, a middle and the last entry of every parameter tensor of m against
+// the same tensor of g; in embedding tables, entries of row 5 (an id the batch uses).
+void check_every_tensor(Model& m, Model& g, std::size_t d, const std::function<double()>& loss) {
+    std::vector<std::string> names;
+    std::vector<std::pair<float*, std::size_t>> params;
+    std::vector<const float*> grads;
+    visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
+        names.push_back(name);
+        params.push_back({p, n});
+    });
+    visit_parameters(g, [&](const std::string&, float* p, std::size_t) { grads.push_back(p); });
+    REQUIRE(grads.size() == params.size());
+    for (std::size_t t = 0; t < params.size(); ++t) {
+        CAPTURE(names[t]);
+        const std::size_t n = params[t].second;
+        for (std::size_t i : {std::size_t(0), n / 2 + 1, n - 1}) {
+            if (names[t] == "model.shared.weight" || names[t].find("embed_tokens") != std::string::npos)
+                i = 5 * d + i % d;  // a row in use
+            check_grad(names[t], loss, params[t].first + i, grads[t] + i, 1, 2e-3);
+        }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("backward: linear") {
@@ -206,12 +243,7 @@ TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learn
          {Variant{NormPlacement::Post, true, PositionKind::SinusoidalInterleaved, Activation::Relu, true},
           Variant{NormPlacement::Pre, false, PositionKind::Learned, Activation::Swish, true},
           Variant{NormPlacement::Post, true, PositionKind::SinusoidalHalves, Activation::Gelu, false}}) {
-        ModelConfig c = preset_config("tiny", 23);
-        c.d_model = 8;
-        c.encoder_heads = c.decoder_heads = 2;
-        c.encoder_ffn = c.decoder_ffn = 12;
-        c.encoder_layers = c.decoder_layers = 2;
-        c.max_positions = 16;
+        ModelConfig c = tiny_model_config();
         c.norm = vr.norm;
         c.tie_word_embeddings = vr.tied;
         c.positions = vr.pos;
@@ -227,7 +259,7 @@ TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learn
             if (name.find("bias") != std::string::npos || name.find("layer_norm") != std::string::npos)
                 for (std::size_t i = 0; i < n; ++i) p[i] += rng.uniform(-0.2f, 0.2f);
         });
-        TrainBatch batch = make_train_batch({{5, 6, 7, 1}, {8, 9, 1}}, {{10, 11, 12}, {13}}, c);
+        TrainBatch batch = tiny_batch(c);
         CHECK(batch.target_tokens == 6);
         TrainOptions opt;
         opt.dropout = 0.0f;
@@ -238,25 +270,7 @@ TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learn
         CHECK(st.smoothed > st.nll * 0.5);
         auto loss = [&] { return evaluate_loss(m, batch, opt.label_smoothing, ws).smoothed; };
         CHECK(loss() == doctest::Approx(st.smoothed).epsilon(1e-6));
-        // Check a few entries of every parameter tensor.
-        std::vector<std::pair<float*, const float*>> pairs;
-        std::vector<std::string> names;
-        std::vector<std::size_t> sizes;
-        visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
-            pairs.push_back({p, nullptr});
-            names.push_back(name);
-            sizes.push_back(n);
-        });
-        std::size_t k = 0;
-        visit_parameters(g, [&](const std::string&, float* p, std::size_t) { pairs[k++].second = p; });
-        for (std::size_t t = 0; t < pairs.size(); ++t) {
-            CAPTURE(names[t]);
-            for (std::size_t i : {std::size_t(0), sizes[t] / 2 + 1, sizes[t] - 1}) {
-                if (names[t] == "model.shared.weight" || names[t].find("embed_tokens") != std::string::npos)
-                    i = 5 * c.d_model + i % c.d_model;  // a row in use
-                check_grad(names[t], loss, pairs[t].first + i, pairs[t].second + i, 1, 2e-3);
-            }
-        }
+        check_every_tensor(m, g, c.d_model, loss);
     }
 }
 
@@ -286,16 +300,11 @@ TEST_CASE("backward: label-smoothed cross-entropy matches its definition and its
 
 TEST_CASE("backward: the whole model with dropout (the backward pass draws the forward pass's masks again)") {
     for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
-        ModelConfig c = preset_config("tiny", 23);
-        c.d_model = 8;
-        c.encoder_heads = c.decoder_heads = 2;
-        c.encoder_ffn = c.decoder_ffn = 12;
-        c.encoder_layers = c.decoder_layers = 2;
-        c.max_positions = 16;
+        ModelConfig c = tiny_model_config();
         c.norm = norm;
         c.activation = Activation::Gelu;  // smooth: no ReLU kink between the finite-difference steps
         Model m = random_model(c, 7);
-        TrainBatch batch = make_train_batch({{5, 6, 7, 1}, {8, 9, 1}}, {{10, 11, 12}, {13}}, c);
+        TrainBatch batch = tiny_batch(c);
         TrainOptions opt;
         opt.dropout = 0.3f;
         opt.seed = 42;
@@ -309,20 +318,7 @@ TEST_CASE("backward: the whole model with dropout (the backward pass draws the f
         TrainOptions other = opt;
         other.seed = 43;
         CHECK(forward_backward(m, batch, scratch, other, ws).smoothed != st.smoothed);
-        std::size_t t = 0;
-        visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
-            float* gp = nullptr;
-            std::size_t k = 0;
-            visit_parameters(g, [&](const std::string&, float* q, std::size_t) {
-                if (k++ == t) gp = q;
-            });
-            ++t;
-            CAPTURE(name);
-            for (std::size_t i : {std::size_t(0), n / 2 + 1, n - 1}) {
-                if (name == "model.shared.weight") i = 5 * c.d_model + i % c.d_model;  // a row in use
-                check_grad(name, loss, p + i, gp + i, 1, 2e-3);
-            }
-        });
+        check_every_tensor(m, g, c.d_model, loss);
     }
 }
 

@@ -10,7 +10,7 @@ namespace tfm {
 class Rng {
 public:
     explicit Rng(std::uint64_t seed);
-    std::uint64_t next() {  // inline: dropout masks draw one number per activation
+    std::uint64_t next() {  // inline: initialisation draws one number per weight
         const std::uint64_t result = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
         s_[2] ^= s_[0];
         s_[3] ^= s_[1];
