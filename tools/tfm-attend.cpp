@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "common/checks.hpp"
 #include "common/tool.hpp"
 #include "tfm/error.hpp"
 #include "tfm/parallel.hpp"
@@ -160,14 +161,14 @@ int main(int argc, char** argv) {
     bool cross = false, qkv = false, no_scale = false;
     int threads = 0;
     app.add_option("-H,--heads", att.heads, "Number of heads H (D must be a multiple of H; default 1)")
-        ->check(CLI::PositiveNumber);
+        ->check(tfm::tool::in_range(1, tfm::tool::kMaxDim));
     auto* cross_opt = app.add_flag("--cross", cross, "Records come in pairs: queries, then the memory they attend to");
     auto* qkv_opt = app.add_flag("--qkv", qkv, "Records come in threes: Q, K, V");
     cross_opt->excludes(qkv_opt);
     app.add_flag("--causal", att.causal, "Causal mask: query i sees keys up to position i (+ Tk - Tq)");
     app.add_option("--key-lengths", s.key_lengths,
                    "Valid keys per batch row, in order across records (the rest is padding)")
-        ->delimiter(',');
+        ->delimiter(',')->check(tfm::tool::in_range(0, tfm::tool::kMaxCount));
     auto* proj_opt = app.add_option("--proj", s.proj,
         "Projections W^Q, W^K, W^V, W^O: identity (none, the default), random (Xavier, --seed) or "
         "params (--params)")->check(CLI::IsMember({"identity", "random", "params"}));
@@ -181,14 +182,15 @@ int main(int argc, char** argv) {
     app.add_flag("--no-scale", no_scale, "Unscaled dot product: drop the 1/sqrt(d_k) factor");
     auto* add_opt = app.add_flag("--additive", s.layer.additive, "Additive attention w.tanh(W_q q + W_k k) instead of dot products");
     app.add_option("--additive-dim", s.layer.additive_dim, "Hidden size A of additive attention (default: head size)")
-        ->needs(add_opt)->check(CLI::PositiveNumber);
+        ->needs(add_opt)->check(tfm::tool::in_range(1, tfm::tool::kMaxDim));
     bool tiled = false;
     auto* tiled_opt = app.add_flag("--tiled", tiled,
                                    "Tiled attention: keys in blocks with an online softmax, memory independent of "
                                    "the sequence length (chosen by itself beyond 128K keys)");
     app.add_flag("--weights-out", s.weights_out,
                  "After each output, write the attention probabilities [H,Tq,Tk] ([B,H,Tq,Tk]) as a further record");
-    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")
+        ->check(tfm::tool::in_range(1, tfm::tool::kMaxThreads));
     tool.add_format_flags();
     (void)prefix_opt;
     (void)tiled_opt;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/checks.hpp"
 #include "common/tool.hpp"
 #include "tfm/bench.hpp"
 #include "tfm/bench_attention.hpp"
@@ -21,6 +22,8 @@
 
 namespace {
 
+using tfm::tool::in_range, tfm::tool::kMaxDim, tfm::tool::kMaxThreads, tfm::tool::option_range;
+
 struct Common {
     std::string format = "table";
     int reps = 5, warmup = 1, threads = 0;
@@ -31,10 +34,10 @@ struct Common {
 void add_common(CLI::App* sub, Common& c) {
     sub->add_option("--format", c.format, "table (default), csv, json or markdown")
         ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
-    sub->add_option("--reps", c.reps, "Timed repetitions per point (default 5)")->check(CLI::PositiveNumber);
-    sub->add_option("--warmup", c.warmup, "Untimed runs first (default 1)")->check(CLI::NonNegativeNumber);
-    sub->add_option("--threads", c.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
-    sub->add_option("--sgemm-n", c.sgemm_n, "Size of the reference sgemm (default 1024)")->check(CLI::PositiveNumber);
+    sub->add_option("--reps", c.reps, "Timed repetitions per point (default 5)")->check(in_range(1, 1e6));
+    sub->add_option("--warmup", c.warmup, "Untimed runs first (default 1)")->check(in_range(0, 1e6));
+    sub->add_option("--threads", c.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, kMaxThreads));
+    sub->add_option("--sgemm-n", c.sgemm_n, "Size of the reference sgemm (default 1024)")->check(in_range(1, 16384));
 }
 
 // The header every run prints: the machine and its sgemm GFLOP/s measured in this run.
@@ -206,7 +209,7 @@ int main(int argc, char** argv) {
         "One multi-head self-attention layer (projections + QK^T + softmax + PV + output projection)");
     at->add_option("--n", at_n, "Sequence lengths, e.g. 256:4096:x2");
     at->add_option("--d", at_d, "Model widths D, e.g. 512 or 64:1024:x2");
-    at->add_option("-H,--heads", heads, "Heads H (default 8)")->check(CLI::PositiveNumber);
+    at->add_option("-H,--heads", heads, "Heads H (default 8)")->check(in_range(1, kMaxDim));
     at->add_flag("--causal", causal, "Causal mask");
     std::string at_alg = "blocked";
     at->add_option("--algorithm", at_alg,
@@ -221,7 +224,8 @@ int main(int argc, char** argv) {
     std::string plot_path;
     add_plot_option(at, plot_path);
     at->add_option("--fit-min-ms", fit_min_ms,
-                   "Fit time ~ n^a · D^b over the points whose median is at least this (default 1 ms: compute dominates)");
+                   "Fit time ~ n^a · D^b over the points whose median is at least this (default 1 ms: compute dominates)")
+        ->check(in_range(0, 1e9));
     add_common(at, common);
 
     std::string ly_n = "16:2048:x2", ly_d = "512", ly_kinds = "self-attention,recurrent,convolutional,restricted";
@@ -231,12 +235,13 @@ int main(int argc, char** argv) {
     lyc->add_option("--n", ly_n, "Sequence lengths (default 16:2048:x2)");
     lyc->add_option("--d", ly_d, "Model widths D (default 512)");
     lyc->add_option("--layers", ly_kinds, "Which layers, comma-separated (default all four)");
-    lyc->add_option("-H,--heads", ly.heads, "Heads of the attention layers (default 8)")->check(CLI::PositiveNumber);
-    lyc->add_option("-k,--kernel", ly.kernel, "Convolution kernel width k (default 3)")->check(CLI::PositiveNumber);
+    lyc->add_option("-H,--heads", ly.heads, "Heads of the attention layers (default 8)")->check(in_range(1, kMaxDim));
+    lyc->add_option("-k,--kernel", ly.kernel, "Convolution kernel width k (default 3)")->check(in_range(1, 1 << 20));
     lyc->add_option("-r,--window", ly.window, "Neighbourhood r of restricted self-attention (default 64)")
-        ->check(CLI::PositiveNumber);
+        ->check(in_range(1, 1 << 20));
     add_plot_option(lyc, plot_path);
-    lyc->add_option("--fit-min-ms", fit_min_ms, "Fit each layer's time over points of at least this median (default 1 ms)");
+    lyc->add_option("--fit-min-ms", fit_min_ms, "Fit each layer's time over points of at least this median (default 1 ms)")
+        ->check(in_range(0, 1e9));
     add_common(lyc, common);
 
     std::string bd_n = "64:1024:x2";
@@ -244,9 +249,9 @@ int main(int argc, char** argv) {
     CLI::App* bdc = app.add_subcommand("breakdown",
         "One encoder layer taken apart as n grows: projections, QK^T, softmax, PV, output projection, LayerNorm, FFN");
     bdc->add_option("--n", bd_n, "Sequence lengths (default 64:1024:x2)");
-    bdc->add_option("--d", bd_d, "D (default 512)")->check(CLI::PositiveNumber);
-    bdc->add_option("-H,--heads", bd_heads, "H (default 8)")->check(CLI::PositiveNumber);
-    bdc->add_option("--ffn", bd_ffn, "F (default 2048)")->check(CLI::PositiveNumber);
+    bdc->add_option("--d", bd_d, "D (default 512)")->check(in_range(1, kMaxDim));
+    bdc->add_option("-H,--heads", bd_heads, "H (default 8)")->check(in_range(1, kMaxDim));
+    bdc->add_option("--ffn", bd_ffn, "F (default 2048)")->check(in_range(1, 1 << 20));
     add_common(bdc, common);
 
     std::string ds_pos = "8:256:x2", ds_preset = "base";
@@ -256,8 +261,8 @@ int main(int argc, char** argv) {
     dsc->add_option("--positions", ds_pos, "Target positions (default 8:256:x2)");
     dsc->add_option("--preset", ds_preset, "base (default), big, small or tiny")
         ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
-    dsc->add_option("--source-length", ds_src, "Source tokens (default 20)")->check(CLI::PositiveNumber);
-    dsc->add_option("--vocab", ds_vocab, "V (default 8000)")->check(CLI::Range(4, 1 << 24));
+    dsc->add_option("--source-length", ds_src, "Source tokens (default 20)")->check(in_range(1, 1 << 20));
+    dsc->add_option("--vocab", ds_vocab, "V (default 8000)")->check(in_range(4, 1 << 24));
     add_common(dsc, common);
 
     tfm::TranslateBenchOptions tr;
@@ -266,28 +271,28 @@ int main(int argc, char** argv) {
         "A random model of a preset translating random sentences: sentences/s and target tokens/s");
     trc->add_option("--preset", tr.preset, "base (default), big, small or tiny")
         ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
-    trc->add_option("--vocab", tr.vocab, "Vocabulary size (default 8000)")->check(CLI::PositiveNumber);
-    trc->add_option("--sentences", tr.sentences, "Sentences, all in one batch (default 32)")->check(CLI::PositiveNumber);
-    trc->add_option("--source-length", tr.source_len, "Source tokens per sentence (default 20)")->check(CLI::PositiveNumber);
-    trc->add_option("--output-length", tr.output_len, "Target tokens per sentence (default 24)")->check(CLI::PositiveNumber);
+    trc->add_option("--vocab", tr.vocab, "Vocabulary size (default 8000)")->check(in_range(1, 1 << 20));
+    trc->add_option("--sentences", tr.sentences, "Sentences, all in one batch (default 32)")->check(in_range(1, 1 << 20));
+    trc->add_option("--source-length", tr.source_len, "Source tokens per sentence (default 20)")->check(in_range(1, 1 << 20));
+    trc->add_option("--output-length", tr.output_len, "Target tokens per sentence (default 24)")->check(in_range(1, 1 << 20));
     trc->add_option("--beam", tr_beams, "Beam sizes, e.g. 1,4 (default)");
     add_common(trc, common);
 
     tfm::TrainBenchOptions tb;
     CLI::App* trn = app.add_subcommand("train", "Training updates (forward, backward, Adam) of a random model: target tokens/s");
-    trn->add_option("--layers", tb.layers, "Encoder and decoder layers (default 3)")->check(CLI::PositiveNumber);
-    trn->add_option("--d-model", tb.d_model, "D (default 256)")->check(CLI::PositiveNumber);
-    trn->add_option("--heads", tb.heads, "H (default 4)")->check(CLI::PositiveNumber);
-    trn->add_option("--ffn", tb.ffn, "F (default 1024)")->check(CLI::PositiveNumber);
-    trn->add_option("--vocab", tb.vocab, "V (default 8000)")->check(CLI::PositiveNumber);
-    trn->add_option("--pairs", tb.pairs, "Sentence pairs per update (default 128)")->check(CLI::PositiveNumber);
-    trn->add_option("--length", tb.length, "Tokens per sentence (default 16)")->check(CLI::PositiveNumber);
-    trn->add_option("--dropout", tb.dropout, "Dropout (default 0.1)");
+    trn->add_option("--layers", tb.layers, "Encoder and decoder layers (default 3)")->check(in_range(1, 1 << 20));
+    trn->add_option("--d-model", tb.d_model, "D (default 256)")->check(in_range(1, kMaxDim));
+    trn->add_option("--heads", tb.heads, "H (default 4)")->check(in_range(1, kMaxDim));
+    trn->add_option("--ffn", tb.ffn, "F (default 1024)")->check(in_range(1, 1 << 20));
+    trn->add_option("--vocab", tb.vocab, "V (default 8000)")->check(in_range(1, 1 << 20));
+    trn->add_option("--pairs", tb.pairs, "Sentence pairs per update (default 128)")->check(in_range(1, 1 << 20));
+    trn->add_option("--length", tb.length, "Tokens per sentence (default 16)")->check(in_range(1, 1 << 20));
+    trn->add_option("--dropout", tb.dropout, "Dropout (default 0.1)")->check(in_range(0, 1, true));
     add_common(trn, common);
 
     return tool.run(argc, argv, [&] {
         if (bdc->parsed()) {
-            auto ns = tfm::parse_range(bd_n);
+            auto ns = option_range("--n", bd_n);
             try {
                 tfm::head_size(bd_d, bd_heads);
             } catch (const tfm::Error& e) {
@@ -314,7 +319,7 @@ int main(int argc, char** argv) {
             return;
         }
         if (dsc->parsed()) {
-            auto positions = tfm::parse_range(ds_pos);
+            auto positions = option_range("--positions", ds_pos);
             tfm::ModelConfig c = tfm::preset_config(ds_preset, ds_vocab);
             if (positions.back() + 2 > c.max_positions)
                 throw tfm::UsageError("positions up to " + std::to_string(c.max_positions - 2) + " (the model's length)");
@@ -328,8 +333,8 @@ int main(int argc, char** argv) {
             return;
         }
         if (lyc->parsed()) {
-            auto ns = tfm::parse_range(ly_n);
-            auto ds = tfm::parse_range(ly_d);
+            auto ns = option_range("--n", ly_n);
+            auto ds = option_range("--d", ly_d);
             std::vector<tfm::LayerKind> kinds;
             for (const std::string& k : split_commas(ly_kinds)) kinds.push_back(tfm::parse_layer_kind(k));
             for (std::size_t d : ds)
@@ -409,7 +414,7 @@ int main(int argc, char** argv) {
             return;
         }
         if (trc->parsed()) {
-            auto beams = tfm::parse_range(tr_beams);
+            auto beams = option_range("--beam", tr_beams);
             double ref = print_header(common);
             tr.timing = {common.warmup, common.reps, 0.0};
             tfm::Table t({"preset", "sentences", "beam", "median_s", "target_tokens", "sentences_per_s", "tokens_per_s",
@@ -425,7 +430,7 @@ int main(int argc, char** argv) {
             return;
         }
         if (sg->parsed()) {
-            auto sizes = tfm::parse_range(sg_n);
+            auto sizes = option_range("--n", sg_n);
             double ref = print_header(common);
             tfm::Table t({"n", "min_ms", "gflops", "of_ref"});
             for (std::size_t n : sizes) {
@@ -436,8 +441,8 @@ int main(int argc, char** argv) {
             emit(common, ref, t);
             return;
         }
-        auto ns = tfm::parse_range(at_n);
-        auto ds = tfm::parse_range(at_d);
+        auto ns = option_range("--n", at_n);
+        auto ds = option_range("--d", at_d);
         for (std::size_t d : ds) {  // D % H != 0 from the flags is a usage error, found before measuring
             try {
                 tfm::head_size(d, heads);

@@ -1,6 +1,8 @@
 // tfm-decode: one encoder memory [S,D] per record -> one line of text per record, in order.
 #include <unistd.h>
 
+#include <exception>
+
 #include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
@@ -8,6 +10,21 @@
 #include "tfm/model_dir.hpp"
 #include "tfm/parallel.hpp"
 #include "tfm/stream.hpp"
+
+namespace {
+
+// A record as a memory [S,D] for the model's D.
+xt::xtensor<float, 2> memory_of(tfm::Record rec, std::size_t d, std::size_t index) {
+    tfm::FloatArray a = tfm::as_float(std::move(rec));
+    if (a.dimension() != 2 || a.shape(1) != d)
+        throw tfm::record_error(index, "memory " + tfm::shape_of(a) + " does not fit the model: expected [S," +
+                                           std::to_string(d) + "]");
+    auto m = xt::xtensor<float, 2>::from_shape({a.shape(0), d});
+    std::copy(a.begin(), a.end(), m.begin());
+    return m;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-decode", "Decode encoder memories with greedy or beam search: one line per record.",
@@ -29,27 +46,29 @@ int main(int argc, char** argv) {
         tfm::TensorReader reader(in);
         tfm::Output out(STDOUT_FILENO);
         const std::size_t window = flags.window ? flags.window : 8 * flags.batch;
-        for (bool more = true; more;) {
+        std::exception_ptr pending;  // a bad record: thrown once the records before it are decoded
+        for (bool more = true; more && !pending;) {
             std::vector<xt::xtensor<float, 2>> memories;
             const std::size_t first = reader.records_read();
-            while (memories.size() < window) {
-                auto rec = reader.next();
-                if (!rec) {
-                    more = false;
-                    break;
+            try {
+                while (memories.size() < window) {
+                    auto rec = reader.next();
+                    if (!rec) {
+                        more = false;
+                        break;
+                    }
+                    memories.push_back(memory_of(std::move(*rec), d, reader.records_read() - 1));
                 }
-                tfm::FloatArray a = tfm::as_float(std::move(*rec));
-                if (a.dimension() != 2 || a.shape(1) != d)
-                    throw tfm::record_error(reader.records_read() - 1, "memory " + tfm::shape_of(a) +
-                                                                           " does not fit the model: expected [S," +
-                                                                           std::to_string(d) + "]");
-                auto m = xt::xtensor<float, 2>::from_shape({a.shape(0), d});
-                std::copy(a.begin(), a.end(), m.begin());
-                memories.push_back(std::move(m));
+            } catch (const tfm::Error&) {
+                pending = std::current_exception();
             }
             auto results = tfm::decode_memories(md.model, memories, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
                 out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags));
+        }
+        if (pending) {
+            out.flush();
+            std::rethrow_exception(pending);
         }
     });
 }

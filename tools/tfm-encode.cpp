@@ -9,8 +9,8 @@
 
 #include "common/source_lines.hpp"
 #include "common/model_option.hpp"
+#include "common/checks.hpp"
 #include "common/tool.hpp"
-#include "tfm/bench.hpp"
 #include "tfm/error.hpp"
 #include "tfm/model_dir.hpp"
 #include "tfm/parallel.hpp"
@@ -37,9 +37,11 @@ int main(int argc, char** argv) {
     app.add_option("--pieces-out", pieces_out,
                    "Write each line's source pieces to FILE (one line per line, or per attention record with "
                    "--attention-out): labels for tfm-plot");
-    app.add_option("--batch-size", batch, "Sentences per batch (default 32)")->check(CLI::PositiveNumber);
-    app.add_option("--window", window, "Lines read ahead and sorted by length (default 8 x batch size)")->check(CLI::PositiveNumber);
-    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+    app.add_option("--batch-size", batch, "Sentences per batch (default 32)")->check(tfm::tool::in_range(1, tfm::tool::kMaxBatch));
+    app.add_option("--window", window, "Lines read ahead and sorted by length (default 8 x batch size)")
+        ->check(tfm::tool::in_range(1, tfm::tool::kMaxWindow));
+    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")
+        ->check(tfm::tool::in_range(1, tfm::tool::kMaxThreads));
     tool.add_format_flags();
 
     return tool.run(argc, argv, [&] {
@@ -47,7 +49,6 @@ int main(int argc, char** argv) {
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
         const tfm::ModelConfig& c = md.model.config;
         std::optional<tfm::EncodedCapture> capture;
-        int att_fd = -1;
         std::optional<tfm::Output> att_out;
         std::optional<tfm::TensorWriter> att_writer;
         if (!attention_out.empty()) {
@@ -55,24 +56,19 @@ int main(int argc, char** argv) {
             if (layers_spec == "all") {
                 for (std::size_t l = 0; l < c.encoder_layers; ++l) capture->layers.push_back(l);
             } else {
-                capture->layers = tfm::parse_range(layers_spec);
+                capture->layers = tfm::tool::option_range("--attention-layers", layers_spec, 0);  // distinct
             }
             for (std::size_t l : capture->layers)
                 if (l >= c.encoder_layers)
                     throw tfm::UsageError("--attention-layers " + std::to_string(l) + ": the encoder has " +
                                           std::to_string(c.encoder_layers) + " layers (0-based)");
             if (attention_out != "-") {
-                att_fd = ::open(attention_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-                if (att_fd < 0) throw tfm::Error(attention_out + ": " + std::strerror(errno));
-                att_out.emplace(att_fd);
+                att_out.emplace(tfm::Output::create_file(attention_out));
                 att_writer.emplace(*att_out, tfm::Format::Npy);
             }
         }
-        std::optional<std::ofstream> pieces;
-        if (!pieces_out.empty()) {
-            pieces.emplace(pieces_out, std::ios::trunc);
-            if (!*pieces) throw tfm::Error(pieces_out + ": cannot write");
-        }
+        std::optional<tfm::Output> pieces;
+        if (!pieces_out.empty()) pieces.emplace(tfm::Output::create_file(pieces_out));
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
         tfm::TensorWriter writer(out, tool.output_format());
@@ -91,12 +87,11 @@ int main(int argc, char** argv) {
                     std::string line;
                     for (std::size_t j = 0; j < sources[i].size(); ++j)
                         line += (j ? " " : "") + md.tokenizer.source_piece(sources[i][j]);
-                    for (std::size_t k = 0; k < (capture ? capture->weights[i].size() : 1); ++k) *pieces << line << '\n';
+                    for (std::size_t k = 0; k < (capture ? capture->weights[i].size() : 1); ++k) pieces->write(line + "\n");
                 }
             }
         }
-        if (att_out) att_out->flush();
-        if (pieces && !pieces->flush()) throw tfm::Error(pieces_out + ": cannot write");
-        if (att_fd >= 0) ::close(att_fd);
+        if (att_out) att_out->close();
+        if (pieces) pieces->close();
     });
 }

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/checks.hpp"
 #include "common/model_flags.hpp"
 #include "common/tool.hpp"
+#include "tfm/dir_guard.hpp"
 #include "tfm/error.hpp"
 #include "tfm/model_dir.hpp"
 
@@ -32,23 +34,30 @@ int main(int argc, char** argv) {
     auto* train_flag = app.add_option("--train-spm", texts, "Train a SentencePiece model on these text files (gzip ok)")
         ->check(CLI::ExistingFile);
     spm_opt_flag->excludes(train_flag);
-    app.add_option("--vocab-size", spm_opt.vocab_size, "With --train-spm: pieces (default 8000)")->needs(train_flag);
+    app.add_option("--vocab-size", spm_opt.vocab_size, "With --train-spm: pieces (default 8000)")
+        ->needs(train_flag)->check(tfm::tool::in_range(8, 1 << 20));
     app.add_option("--spm-type", spm_opt.model_type, "With --train-spm: unigram (default) or bpe")
         ->needs(train_flag)->check(CLI::IsMember({"unigram", "bpe"}));
     app.add_option("--seed", seed, "Seed of the weights (default 1)");
+    bool force = false;
+    app.add_flag("--force", force, "Replace what the output directory holds (an existing model and its checkpoints)");
     tfm::tool::add_arch_flags(app, arch);
 
     return tool.run(argc, argv, [&] {
         if (spm.empty() && texts.empty()) throw tfm::UsageError("give --spm MODEL or --train-spm TEXT...");
-        if (::mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) throw tfm::Error(out + ": " + std::strerror(errno));
+        // Built beside its place and moved in whole: nothing is overwritten without --force.
+        tfm::StagedDir staged(out, force);
+        const std::string& dir = staged.path();
         if (!texts.empty()) {
-            spm = {out + "/spm.tmp.model"};
+            spm = {dir + "/spm.tmp.model"};
             tfm::train_sentencepiece(texts, spm[0], spm_opt);
         }
         const tfm::tool::SpmChoice choice{spm.front(), spm.back(), spm.size() == 1};
         tfm::ModelConfig c = tfm::tool::config_from_flags(arch, choice);
-        tfm::install_spm(out, choice.source, choice.target);
+        tfm::tool::check_fits_in_memory(c, 1);
+        tfm::install_spm(dir, choice.source, choice.target);
         if (!texts.empty()) std::remove(spm[0].c_str());
-        tfm::save_model(out, tfm::random_model(c, seed));
+        tfm::save_model(dir, tfm::random_model(c, seed));
+        staged.commit();
     });
 }

@@ -2,9 +2,11 @@
 // [H,Tq,Tk] (one panel per head; [B,H,Tq,Tk] gives B*H panels), positional encodings [T,D].
 #include <fstream>
 
+#include "common/checks.hpp"
 #include "common/tool.hpp"
 #include "tfm/error.hpp"
 #include "tfm/heatmap.hpp"
+#include "tfm/io.hpp"
 #include "tfm/line_reader.hpp"
 #include "tfm/stream.hpp"
 
@@ -30,22 +32,6 @@ std::vector<std::string> words(const std::string& line) {
     return out;
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f.write(bytes.data(), std::streamsize(bytes.size()));
-        if (!f.flush()) {
-            std::remove(tmp.c_str());
-            throw tfm::Error(path + ": cannot write");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw tfm::Error(path + ": cannot write");
-    }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,7 +47,8 @@ int main(int argc, char** argv) {
         ->required();
     app.add_option("--cell", opt.cell, "Pixels per matrix cell (default: about 360 pixels per panel)")
         ->check(CLI::Range(1, 256));
-    app.add_option("--range", range, "Colour range LO HI (default: the data's minimum and maximum)")->expected(2);
+    app.add_option("--range", range, "Colour range LO HI (default: the data's minimum and maximum)")
+        ->expected(2)->check(tfm::tool::in_range(-3e38, 3e38));
     app.add_option("--labels", labels_file,
                    "Token labels, one line per record (SVG): the columns' labels, and the rows' when the counts match "
                    "(read once stdin has ended, so the tool upstream may write it)");
@@ -110,7 +97,7 @@ int main(int argc, char** argv) {
             files.push_back({std::to_string(files.size() + 1), std::move(bytes)});
         }
         if (files.empty()) throw tfm::Error("no records on stdin: nothing to plot");
-        for (const auto& [n, bytes] : files) write_file(files.size() == 1 ? out : numbered(out, std::stoul(n)), bytes);
+        for (const auto& [n, bytes] : files) tfm::write_file_atomic(files.size() == 1 ? out : numbered(out, std::stoul(n)), bytes);
         if (files.size() > 1)
             tool.info(std::to_string(files.size()) + " records: wrote " + numbered(out, 1) + " ... " +
                       numbered(out, files.size()));

@@ -5,6 +5,7 @@
 #include <optional>
 #include <unistd.h>
 
+#include "common/checks.hpp"
 #include "common/tool.hpp"
 #include "tfm/error.hpp"
 #include "tfm/posenc.hpp"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
         "  tfm-posenc --add --scale < emb.npy > emb_pe.npy  # x * sqrt(D) + PE, per record\n"
         "  tfm-posenc -d 64 -n 1000 --relative 5 -t       # PE(pos+5) = M(5) PE(pos), and its error\n"
         "  tfm-posenc -d 64 --distance 20 -t              # PE(pos).PE(pos+k) against k\n");
+    using tfm::tool::in_range, tfm::tool::kMaxCount, tfm::tool::kMaxDim;
     CLI::App& app = tool.app();
     std::size_t n = 0;
     std::size_t dim = 0;
@@ -56,10 +58,10 @@ int main(int argc, char** argv) {
     bool add = false, scale = false;
     long relative = 0, distance = 0;
     double at = 0;
-    auto* n_opt = app.add_option("-n,--positions", n, "Number of positions T");
-    auto* d_opt = app.add_option("-d,--dim", dim, "Model dimension D")->check(CLI::PositiveNumber);
-    app.add_option("--offset", pe.offset, "Position of the first row (default 0)");
-    app.add_option("--base", pe.base, "Wavelength base (default 10000)")->check(CLI::PositiveNumber);
+    auto* n_opt = app.add_option("-n,--positions", n, "Number of positions T")->check(in_range(0, kMaxCount));
+    auto* d_opt = app.add_option("-d,--dim", dim, "Model dimension D")->check(in_range(1, kMaxDim));
+    app.add_option("--offset", pe.offset, "Position of the first row (default 0)")->check(in_range(0, kMaxCount));
+    app.add_option("--base", pe.base, "Wavelength base (default 10000)")->check(in_range(1, 1e15));
     app.add_option("--layout", layout, "interleaved (the paper: sin, cos, sin, ...) or halves "
                                        "(all sines, then all cosines: tensor2tensor, HF Marian)")
         ->check(CLI::IsMember({"interleaved", "halves"}));
@@ -68,12 +70,13 @@ int main(int argc, char** argv) {
         ->needs(add_opt);
     auto* rel_opt = app.add_option("--relative", relative,
         "Print for each frequency the rotation M(K) with PE(pos+K) = M(K) PE(pos) and the largest "
-        "error of applying it over the -n positions");
+        "error of applying it over the -n positions")
+        ->check(in_range(-kMaxCount, kMaxCount));
     auto* dist_opt = app.add_option("--distance", distance,
         "Print PE(pos).PE(pos+k) for k = -K..K (falls with |k|, same for +k and -k)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(in_range(0, 1 << 20));
     auto* at_opt = app.add_option("--at", at, "With --distance: the reference position pos (default K)")
-        ->needs(dist_opt);
+        ->needs(dist_opt)->check(in_range(0, kMaxCount));
     add_opt->excludes(rel_opt)->excludes(dist_opt)->excludes(n_opt);
     rel_opt->excludes(dist_opt);
     tool.add_format_flags();

@@ -11,10 +11,13 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 
+#include "common/checks.hpp"
 #include "common/model_flags.hpp"
 #include "common/tool.hpp"
 #include "tfm/checkpoint.hpp"
+#include "tfm/dir_guard.hpp"
 #include "tfm/error.hpp"
 #include "tfm/model_dir.hpp"
 #include "tfm/parallel.hpp"
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
         "            --preset small --batch-tokens 4096 --steps 20000\n"
         "  tfm-train --src train.de --tgt train.en -o model --resume      # continue after a stop\n"
         "  tfm-translate -m model < test.de\n");
+    using tfm::tool::in_range, tfm::tool::kMaxCount;
     CLI::App& app = tool.app();
     Flags f;
     tfm::tool::ArchFlags arch;
@@ -72,33 +76,33 @@ int main(int argc, char** argv) {
                                     "one shared model on --src and --tgt)")
         ->expected(1, 2)->check(CLI::ExistingFile);
     app.add_option("--vocab-size", f.vocab, "Pieces of each trained SentencePiece model (default 8000)")
-        ->excludes(spm_flag)->check(CLI::PositiveNumber);
+        ->excludes(spm_flag)->check(in_range(8, 1 << 20));
     app.add_flag("--separate-vocab", f.separate,
                  "Train one SentencePiece model per side: separate source and target vocabularies and embeddings")
         ->excludes(spm_flag);
     tfm::tool::add_arch_flags(app, arch);
-    app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(CLI::PositiveNumber);
-    app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(CLI::PositiveNumber);
-    app.add_option("--steps", f.steps, "Stop after this many updates (default 100000)")->check(CLI::PositiveNumber);
-    app.add_option("--epochs", f.epochs, "Stop after this many epochs (default: --steps decides)");
-    app.add_option("--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)");
-    app.add_option("--warmup", ao.warmup, "Warmup steps (default 4000)")->check(CLI::PositiveNumber);
-    app.add_option("--clip-norm", ao.clip_norm, "Clip the gradient norm (default 0: off)");
-    app.add_option("--label-smoothing", to.loss.label_smoothing, "epsilon (default 0.1)");
-    app.add_option("--dropout", to.loss.dropout, "Dropout (default: the config's, 0.1)");
+    app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(in_range(1, 1 << 24));
+    app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(in_range(1, 1 << 16));
+    app.add_option("--steps", f.steps, "Stop after this many updates (default 100000)")->check(in_range(1, kMaxCount));
+    app.add_option("--epochs", f.epochs, "Stop after this many epochs (default: --steps decides)")->check(in_range(1, kMaxCount));
+    app.add_option("--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)")->check(in_range(0, 1000));
+    app.add_option("--warmup", ao.warmup, "Warmup steps (default 4000)")->check(in_range(1, kMaxCount));
+    app.add_option("--clip-norm", ao.clip_norm, "Clip the gradient norm (default 0: off)")->check(in_range(0, 1e9));
+    app.add_option("--label-smoothing", to.loss.label_smoothing, "epsilon (default 0.1)")->check(in_range(0, 1, true));
+    app.add_option("--dropout", to.loss.dropout, "Dropout (default: the config's, 0.1)")->check(in_range(0, 1, true));
     app.add_option("--seed", f.seed, "Seed of weights, data order and dropout (default 1)");
-    app.add_option("--save-every", f.save_every, "Checkpoint every N updates (default 1000)")->check(CLI::PositiveNumber);
-    app.add_option("--keep", f.keep, "Checkpoints kept (default 5)")->check(CLI::PositiveNumber);
-    app.add_option("--valid-every", f.valid_every, "Validate every N updates (default 1000)")->check(CLI::PositiveNumber);
-    app.add_option("--log-every", f.log_every, "Log every N updates (default 100)")->check(CLI::PositiveNumber);
+    app.add_option("--save-every", f.save_every, "Checkpoint every N updates (default 1000)")->check(in_range(1, kMaxCount));
+    app.add_option("--keep", f.keep, "Checkpoints kept (default 5)")->check(in_range(1, 1 << 20));
+    app.add_option("--valid-every", f.valid_every, "Validate every N updates (default 1000)")->check(in_range(1, kMaxCount));
+    app.add_option("--log-every", f.log_every, "Log every N updates (default 100)")->check(in_range(1, kMaxCount));
     app.add_flag("--resume", f.resume, "Continue from the newest checkpoint in the output directory");
     app.add_option("--patience", f.patience,
                    "Stop after this many validations without a better validation loss (default 0: never)")
-        ->needs(vs);
+        ->needs(vs)->check(in_range(0, kMaxCount));
     app.add_option("--average-last", f.average,
                    "At the end, make the directory's model the mean of the last K checkpoints (the paper: 5)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+        ->check(in_range(1, 1 << 20));
+    app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, tfm::tool::kMaxThreads));
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(f.threads);
@@ -111,14 +115,20 @@ int main(int argc, char** argv) {
                                   "not apply");
         if (!f.resume && exists(cfg_path))
             throw tfm::UsageError(f.out + " already holds a model: give --resume to continue it, or another -o");
+        // A new model is built beside its place and moved in only once its data have been read
+        // and checked: a refusal leaves nothing behind. A directory in training is locked.
+        std::optional<tfm::StagedDir> staged;
+        std::optional<tfm::DirLock> lock;
+        if (f.resume) lock.emplace(f.out);
         if (!f.resume) {
-            if (::mkdir(f.out.c_str(), 0755) != 0 && errno != EEXIST) throw tfm::Error(f.out + ": " + std::strerror(errno));
+            staged.emplace(f.out, false);
+            const std::string& dir = staged->path();
             tfm::tool::SpmChoice spm;
             if (f.spm.empty()) {
                 tfm::SpmTrainOptions so;
                 so.vocab_size = f.vocab;
                 so.seed = f.seed;
-                spm = {f.out + "/spm.src.tmp.model", f.out + "/spm.tgt.tmp.model", !f.separate};
+                spm = {dir + "/spm.src.tmp.model", dir + "/spm.tgt.tmp.model", !f.separate};
                 if (f.separate) {
                     tfm::train_sentencepiece({f.src}, spm.source, so);
                     tfm::train_sentencepiece({f.tgt}, spm.target, so);
@@ -130,14 +140,15 @@ int main(int argc, char** argv) {
                 spm = {f.spm.front(), f.spm.back(), f.spm.size() == 1};
             }
             tfm::ModelConfig c = tfm::tool::config_from_flags(arch, spm);
-            tfm::install_spm(f.out, spm.source, spm.target);
+            tfm::tool::check_fits_in_memory(c, 4);  // weights, gradients, Adam's two moments
+            tfm::install_spm(dir, spm.source, spm.target);
             if (f.spm.empty()) {
                 std::remove(spm.source.c_str());
                 std::remove(spm.target.c_str());
             }
-            tfm::save_model(f.out, tfm::random_model(c, f.seed));
+            tfm::save_model(dir, tfm::random_model(c, f.seed));
         }
-        tfm::ModelDir md = tfm::load_model_dir(f.out);
+        tfm::ModelDir md = tfm::load_model_dir(staged ? staged->path() : f.out);
         tfm::Model& model = md.model;
         if (f.resume && tfm::tool::arch_flags_given(app)) {
             const tfm::tool::SpmChoice spm{f.out + "/source.spm", f.out + "/target.spm", model.config.share_embeddings};
@@ -167,6 +178,10 @@ int main(int argc, char** argv) {
         std::optional<tfm::Corpus> valid;
         if (!f.valid_src.empty())
             valid = tfm::load_parallel(f.valid_src, f.valid_tgt, md.tokenizer, model.config.max_positions);
+        if (staged) {  // everything checked: the new model takes its place
+            staged->commit();
+            lock.emplace(f.out);
+        }
         tfm::Trainer trainer(model, train, to, adam, state);
         const std::string log_path = f.out + "/metrics.tsv";
         const bool new_log = !exists(log_path);
@@ -216,7 +231,7 @@ int main(int argc, char** argv) {
                 log << r.step << '\t' << r.epoch << '\t' << fmt("%.4f", tl) << '\t' << fmt("%.4f", tn) << '\t'
                     << fmt("%.2f", std::exp(tn)) << '\t' << fmt("%.3e", r.learning_rate) << '\t'
                     << fmt("%.3f", r.grad_norm) << '\t' << fmt("%.1f", tok / secs) << valid_cols << '\n';
-                log.flush();
+                if (!log.flush()) throw tfm::Error(log_path + ": write error");
                 if (terminal) std::fputc('\n', stderr);
                 tool.info("step " + std::to_string(r.step) + " epoch " + std::to_string(r.epoch) + " loss " +
                           fmt("%.4f", tl) + " ppl " + fmt("%.2f", std::exp(tn)) + " lr " + fmt("%.3e", r.learning_rate) +

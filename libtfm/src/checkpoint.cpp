@@ -13,7 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tfm/dir_guard.hpp"
 #include "tfm/error.hpp"
+#include "tfm/io.hpp"
+#include "tfm/json.hpp"
 #include "tfm/model_dir.hpp"
 
 namespace tfm {
@@ -22,17 +25,6 @@ namespace {
 
 void make_dir(const std::string& path) {
     if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) throw Error(path + ": cannot create: " + std::strerror(errno));
-}
-
-void remove_tree(const std::string& path) {
-    if (DIR* d = ::opendir(path.c_str())) {
-        while (dirent* e = ::readdir(d)) {
-            std::string name = e->d_name;
-            if (name != "." && name != "..") std::remove((path + "/" + name).c_str());
-        }
-        ::closedir(d);
-    }
-    ::rmdir(path.c_str());
 }
 
 std::vector<std::string> checkpoints(const std::string& model_dir) {
@@ -74,11 +66,7 @@ std::string save_checkpoint(const std::string& model_dir, const Model& m, Adam& 
     save_safetensors(tmp + "/optimizer.safetensors", moments);
     nlohmann::json j = {{"step", st.step}, {"epoch", st.epoch}, {"batch_in_epoch", st.batch_in_epoch},
                         {"seed", st.seed}, {"optimizer_steps", adam.steps()}};
-    {
-        std::ofstream f(tmp + "/state.json");
-        f << j.dump(2) << "\n";
-        if (!f.flush()) throw Error(tmp + "/state.json: cannot write");
-    }
+    write_file_atomic(tmp + "/state.json", j.dump(2) + "\n");
     remove_tree(final_path);
     if (std::rename(tmp.c_str(), final_path.c_str()) != 0)
         throw Error(final_path + ": cannot rename into place: " + std::strerror(errno));
@@ -139,18 +127,16 @@ void load_checkpoint(const std::string& path, Model& m, Adam& adam, TrainState& 
         std::copy(a.begin(), a.end(), adam.first_moments()[i].begin());
         std::copy(b.begin(), b.end(), adam.second_moments()[i].begin());
     }
-    std::ifstream f(path + "/state.json");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(f);
-        st.step = j.at("step").get<std::size_t>();
-        st.epoch = j.at("epoch").get<std::size_t>();
-        st.batch_in_epoch = j.at("batch_in_epoch").get<std::size_t>();
-        st.seed = j.at("seed").get<std::uint64_t>();
-        adam.set_steps(j.at("optimizer_steps").get<std::size_t>());
-    } catch (const std::exception& e) {
-        throw Error(path + "/state.json: " + e.what());
-    }
+    const std::string where = path + "/state.json";
+    const Json j = read_json_file(where, std::size_t(1) << 20);
+    constexpr std::int64_t kMaxCount = std::int64_t(1) << 53;  // steps, epochs, batches: far beyond any run
+    st.step = std::size_t(json_int(j, "step", 0, kMaxCount, where));
+    st.epoch = std::size_t(json_int(j, "epoch", 0, kMaxCount, where));
+    st.batch_in_epoch = std::size_t(json_int(j, "batch_in_epoch", 0, kMaxCount, where));
+    if (!j.contains("seed") || !j.at("seed").is_number_unsigned())
+        throw Error(where + ": key 'seed' must be a non-negative integer");
+    st.seed = j.at("seed").get<std::uint64_t>();
+    adam.set_steps(std::size_t(json_int(j, "optimizer_steps", 0, kMaxCount, where)));
 }
 
 }  // namespace tfm

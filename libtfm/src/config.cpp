@@ -1,6 +1,9 @@
 #include "tfm/config.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tfm/error.hpp"
+#include "tfm/json.hpp"
 
 namespace tfm {
 
@@ -35,25 +39,24 @@ namespace {
 
 using nlohmann::json;
 
-template <class T>
-T required(const json& j, const std::string& key, const std::string& path) {
-    if (!j.contains(key)) throw Error(path + ": missing key '" + key + "'");
-    try {
-        return j.at(key).get<T>();
-    } catch (const std::exception&) {
-        throw Error(path + ": key '" + key + "' has the wrong type (" + j.at(key).dump() + ")");
-    }
+// Bounds on sizes read from a config: far beyond any published model, small enough that
+// products of them stay far from overflow; what the weights hold is checked against them later.
+constexpr std::int64_t kMaxDim = std::int64_t(1) << 16;       // d_model, heads
+constexpr std::int64_t kMaxLayers = 1024;
+constexpr std::int64_t kMaxFfn = std::int64_t(1) << 20;
+constexpr std::int64_t kMaxVocab = std::int64_t(1) << 24;
+constexpr std::int64_t kMaxPositions = std::int64_t(1) << 20;
+
+std::size_t size_key(const json& j, const std::string& key, std::int64_t hi, const std::string& path) {
+    return std::size_t(json_int(j, key, 1, hi, path));
 }
 
-template <class T>
-T optional(const json& j, const std::string& key, T fallback, const std::string& path) {
-    return j.contains(key) && !j.at(key).is_null() ? required<T>(j, key, path) : fallback;
+std::string text_key(const json& j, const std::string& key, const std::string& fallback, const std::string& path) {
+    return json_has(j, key) ? json_string(j, key, path) : fallback;
 }
 
-std::size_t size_key(const json& j, const std::string& key, const std::string& path) {
-    auto v = required<std::int64_t>(j, key, path);
-    if (v <= 0) throw Error(path + ": key '" + key + "' must be positive, got " + std::to_string(v));
-    return std::size_t(v);
+float probability_key(const json& j, const std::string& key, float fallback, const std::string& path) {
+    return json_has(j, key) ? float(json_number(j, key, 0.0, 0.999, path)) : fallback;
 }
 
 // The float as the shortest decimal that reads back to it (0.1f -> 0.1, not 0.10000000149).
@@ -66,54 +69,52 @@ double shortest(float v) {
 }  // namespace
 
 ModelConfig load_config(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw Error(path + ": cannot open (a model directory needs config.json)");
-    json j;
-    try {
-        j = json::parse(f);
-    } catch (const std::exception& e) {
-        throw Error(path + ": malformed JSON: " + e.what());
-    }
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT)
+        throw Error(path + ": cannot open (a model directory needs config.json)");
+    const json j = read_json_file(path, std::size_t(1) << 20);
     if (!j.is_object()) throw Error(path + ": not a JSON object");
     ModelConfig c;
-    std::string type = optional<std::string>(j, "model_type", "marian", path);
-    if (type != "marian") throw Error(path + ": model_type '" + type + "' is not supported (marian)");
-    c.d_model = size_key(j, "d_model", path);
-    c.encoder_layers = size_key(j, "encoder_layers", path);
-    c.decoder_layers = size_key(j, "decoder_layers", path);
-    c.encoder_heads = size_key(j, "encoder_attention_heads", path);
-    c.decoder_heads = size_key(j, "decoder_attention_heads", path);
-    c.encoder_ffn = size_key(j, "encoder_ffn_dim", path);
-    c.decoder_ffn = size_key(j, "decoder_ffn_dim", path);
-    c.vocab_size = size_key(j, "vocab_size", path);
-    c.max_positions = size_key(j, "max_position_embeddings", path);
+    std::string type = text_key(j, "model_type", "marian", path);
+    if (type != "marian") throw Error(path + ": model_type " + json_excerpt(type) + " is not supported (marian)");
+    c.d_model = size_key(j, "d_model", kMaxDim, path);
+    c.encoder_layers = size_key(j, "encoder_layers", kMaxLayers, path);
+    c.decoder_layers = size_key(j, "decoder_layers", kMaxLayers, path);
+    c.encoder_heads = size_key(j, "encoder_attention_heads", kMaxDim, path);
+    c.decoder_heads = size_key(j, "decoder_attention_heads", kMaxDim, path);
+    c.encoder_ffn = size_key(j, "encoder_ffn_dim", kMaxFfn, path);
+    c.decoder_ffn = size_key(j, "decoder_ffn_dim", kMaxFfn, path);
+    c.vocab_size = size_key(j, "vocab_size", kMaxVocab, path);
+    c.max_positions = size_key(j, "max_position_embeddings", kMaxPositions, path);
     try {
-        c.activation = parse_activation(required<std::string>(j, "activation_function", path));
+        c.activation = parse_activation(json_string(j, "activation_function", path));
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }
-    c.scale_embedding = required<bool>(j, "scale_embedding", path);
-    c.pad_id = required<std::int64_t>(j, "pad_token_id", path);
-    c.eos_id = required<std::int64_t>(j, "eos_token_id", path);
-    c.decoder_start_id = required<std::int64_t>(j, "decoder_start_token_id", path);
-    c.tie_word_embeddings = optional<bool>(j, "tie_word_embeddings", true, path);
-    c.share_embeddings = optional<bool>(j, "share_encoder_decoder_embeddings", true, path);
-    if (j.contains("decoder_vocab_size") && !j.at("decoder_vocab_size").is_null())
-        c.decoder_vocab_size = size_key(j, "decoder_vocab_size", path);
-    c.dropout = optional<float>(j, "dropout", 0.1f, path);
-    c.attention_dropout = optional<float>(j, "attention_dropout", 0.0f, path);
-    c.activation_dropout = optional<float>(j, "activation_dropout", 0.0f, path);
+    c.scale_embedding = json_bool(j, "scale_embedding", path);
+    c.pad_id = json_int(j, "pad_token_id", 0, kMaxVocab - 1, path);
+    c.eos_id = json_int(j, "eos_token_id", 0, kMaxVocab - 1, path);
+    c.decoder_start_id = json_int(j, "decoder_start_token_id", 0, kMaxVocab - 1, path);
+    c.tie_word_embeddings = json_has(j, "tie_word_embeddings") ? json_bool(j, "tie_word_embeddings", path) : true;
+    c.share_embeddings = json_has(j, "share_encoder_decoder_embeddings")
+                             ? json_bool(j, "share_encoder_decoder_embeddings", path)
+                             : true;
+    if (json_has(j, "decoder_vocab_size")) c.decoder_vocab_size = size_key(j, "decoder_vocab_size", kMaxVocab, path);
+    c.dropout = probability_key(j, "dropout", 0.1f, path);
+    c.attention_dropout = probability_key(j, "attention_dropout", 0.0f, path);
+    c.activation_dropout = probability_key(j, "activation_dropout", 0.0f, path);
     // Our own keys; absent means HF Marian's behaviour.
-    std::string pos = optional<std::string>(j, "tfm_position_encoding", "sinusoidal_halves", path);
+    std::string pos = text_key(j, "tfm_position_encoding", "sinusoidal_halves", path);
     if (pos == "sinusoidal_halves") c.positions = PositionKind::SinusoidalHalves;
     else if (pos == "sinusoidal_interleaved") c.positions = PositionKind::SinusoidalInterleaved;
     else if (pos == "learned") c.positions = PositionKind::Learned;
-    else throw Error(path + ": tfm_position_encoding '" + pos + "' (sinusoidal_halves, sinusoidal_interleaved, learned)");
-    std::string norm = optional<std::string>(j, "tfm_norm_placement", "post", path);
+    else throw Error(path + ": tfm_position_encoding " + json_excerpt(pos) + " (sinusoidal_halves, sinusoidal_interleaved, learned)");
+    std::string norm = text_key(j, "tfm_norm_placement", "post", path);
     if (norm == "post") c.norm = NormPlacement::Post;
     else if (norm == "pre") c.norm = NormPlacement::Pre;
-    else throw Error(path + ": tfm_norm_placement '" + norm + "' (post or pre)");
-    c.layer_norm_eps = optional<float>(j, "tfm_layer_norm_eps", 1e-5f, path);
+    else throw Error(path + ": tfm_norm_placement " + json_excerpt(norm) + " (post or pre)");
+    if (json_has(j, "tfm_layer_norm_eps"))
+        c.layer_norm_eps = float(json_number(j, "tfm_layer_norm_eps", 1e-12, 0.1, path));
     try {
         validate_config(c);
     } catch (const Error& e) {
@@ -141,7 +142,10 @@ void validate_config(const ModelConfig& c) {
     id(c.pad_id, "pad_token_id");
     id(c.eos_id, "eos_token_id");
     id(c.decoder_start_id, "decoder_start_token_id");
-    if (!(c.layer_norm_eps > 0)) throw Error("tfm_layer_norm_eps must be positive");
+    if (!(c.layer_norm_eps > 0 && c.layer_norm_eps <= 0.1f)) throw Error("tfm_layer_norm_eps must be in (0, 0.1]");
+    if (c.positions != PositionKind::Learned && c.max_positions * c.d_model > (std::size_t(1) << 28))
+        throw Error("max_position_embeddings=" + std::to_string(c.max_positions) + " x d_model=" +
+                    std::to_string(c.d_model) + " is a sinusoid table of more than 2^28 values");
     for (float p : {c.dropout, c.attention_dropout, c.activation_dropout})
         if (!(p >= 0 && p < 1)) throw Error("dropout probabilities must be in [0, 1)");
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tfm/error.hpp"
+#include "tfm/utf8.hpp"
 
 namespace tfm {
 
@@ -29,10 +30,15 @@ std::string base64(const std::string& bytes) {
     return out;
 }
 
-std::string xml_escape(const std::string& s) {
+// Text that any XML parser accepts: invalid UTF-8 replaced by U+FFFD, and the control
+// characters XML 1.0 forbids (all below 0x20 but tab, newline, CR; and DEL) by '?'.
+std::string xml_escape(const std::string& raw) {
+    const std::string s = sanitize_utf8(raw);
     std::string out;
     for (char c : s) {
-        if (c == '<') out += "&lt;";
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) out += '?';
+        else if (c == '<') out += "&lt;";
         else if (c == '>') out += "&gt;";
         else if (c == '&') out += "&amp;";
         else if (c == '"') out += "&quot;";

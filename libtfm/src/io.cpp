@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,19 +15,95 @@ namespace tfm {
 namespace {
 constexpr std::size_t kChunk = std::size_t(1) << 16;
 
-void write_all(int fd, const char* p, std::size_t n) {
+void write_all(int fd, const char* p, std::size_t n, const std::string& name) {
     std::size_t done = 0;
     while (done < n) {
         ssize_t put = ::write(fd, p + done, n - done);
         if (put < 0 && errno == EINTR) continue;
         if (put < 0) {
             if (errno == EPIPE) throw BrokenPipe();
-            throw Error(std::string("write error: ") + std::strerror(errno));
+            throw Error((name.empty() ? "" : name + ": ") + "write error: " + std::strerror(errno));
         }
         done += std::size_t(put);
     }
 }
+
+std::mutex unreported_mutex;
+std::string unreported;  // the first write error a destructor could not throw
+
+void keep_unreported(const std::string& what) {
+    std::lock_guard<std::mutex> lock(unreported_mutex);
+    if (unreported.empty()) unreported = what;
+}
 }  // namespace
+
+std::string take_unreported_write_error() {
+    std::lock_guard<std::mutex> lock(unreported_mutex);
+    std::string s;
+    s.swap(unreported);
+    return s;
+}
+
+int open_regular_file(const std::string& path) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        const int e = errno;
+        if (e == ELOOP) throw Error(path + ": symbolic link loop");
+        throw Error(path + ": " + std::strerror(e));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw Error(path + ": not a regular file");
+    }
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
+std::string read_regular_file(const std::string& path, std::size_t max_bytes) {
+    const int fd = open_regular_file(path);
+    struct stat st {};
+    ::fstat(fd, &st);
+    if (std::uint64_t(st.st_size) > max_bytes) {
+        ::close(fd);
+        throw Error(path + ": " + std::to_string(st.st_size) + " bytes, more than the limit of " +
+                    std::to_string(max_bytes));
+    }
+    std::string data;
+    try {
+        Input in(fd, path);
+        char buf[1 << 16];
+        while (std::size_t got = in.read(buf, sizeof buf)) {
+            if (data.size() + got > max_bytes)
+                throw Error(path + ": more than the limit of " + std::to_string(max_bytes) + " bytes");
+            data.append(buf, got);
+        }
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+    return data;
+}
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+    const std::string tmp = path + ".tmp";
+    try {
+        Output out = Output::create_file(tmp);
+        out.write(bytes);
+        out.close();
+    } catch (...) {
+        std::remove(tmp.c_str());
+        throw;
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int e = errno;
+        std::remove(tmp.c_str());
+        throw Error(path + ": cannot rename into place: " + std::strerror(e));
+    }
+}
 
 struct Input::Impl {
     int fd = -1;                 // -1: memory input
@@ -139,17 +217,58 @@ std::optional<std::uint64_t> Input::remaining() const {
     return *impl_->file_left + (impl_->buf.size() - impl_->pos);
 }
 
-Output::Output(int fd) : fd_(fd) { buf_.reserve(kChunk); }
+Output::Output(int fd, std::string name) : fd_(fd), name_(std::move(name)) { buf_.reserve(kChunk); }
 
-Output Output::to_string() { return Output(-1); }
+Output Output::create_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error(path + ": cannot write: " + std::strerror(errno));
+    Output out(fd, path);
+    out.owned_ = true;
+    return out;
+}
 
-Output::Output(Output&&) noexcept = default;
-Output& Output::operator=(Output&&) noexcept = default;
+Output Output::to_string() { return Output(-1, "<memory>"); }
+
+Output::Output(Output&& o) noexcept
+    : fd_(o.fd_), owned_(o.owned_), closed_(o.closed_), name_(std::move(o.name_)), buf_(std::move(o.buf_)),
+      memory_(std::move(o.memory_)) {
+    o.fd_ = -1;
+    o.owned_ = false;
+    o.closed_ = true;
+}
+
+Output& Output::operator=(Output&& o) noexcept {
+    if (this != &o) {
+        this->~Output();
+        new (this) Output(std::move(o));
+    }
+    return *this;
+}
 
 Output::~Output() {
+    if (closed_) return;
     try {
         flush();
-    } catch (...) {
+    } catch (const BrokenPipe&) {
+    } catch (const std::exception& e) {
+        keep_unreported(e.what());
+    }
+    if (owned_ && fd_ >= 0 && ::close(fd_) != 0) keep_unreported((name_.empty() ? "" : name_ + ": ") + "write error: " + std::strerror(errno));
+}
+
+void Output::close() {
+    if (closed_) return;
+    flush();
+    closed_ = true;
+    if (owned_ && fd_ >= 0) {
+        const int fd = fd_;
+        fd_ = -1;
+        if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+            const int e = errno;
+            ::close(fd);
+            throw Error(name_ + ": write error: " + std::strerror(e));
+        }
+        if (::close(fd) != 0) throw Error(name_ + ": write error: " + std::strerror(errno));
     }
 }
 
@@ -162,7 +281,7 @@ void Output::write(const void* data, std::size_t n) {
     }
     if (buf_.size() + n > kChunk) flush();
     if (n >= kChunk) {  // big writes bypass the buffer
-        write_all(fd_, p, n);
+        write_all(fd_, p, n, name_);
         return;
     }
     buf_.insert(buf_.end(), p, p + n);
@@ -173,7 +292,7 @@ void Output::flush() {
     std::vector<char> pending;
     pending.swap(buf_);  // cleared even when the write fails
     buf_.reserve(kChunk);
-    write_all(fd_, pending.data(), pending.size());
+    write_all(fd_, pending.data(), pending.size(), name_);
 }
 
 bool Output::is_terminal() const { return fd_ >= 0 && isatty(fd_); }

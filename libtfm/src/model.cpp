@@ -137,7 +137,43 @@ Model random_model(const ModelConfig& c, std::uint64_t seed) {
     return m;
 }
 
+namespace {
+
+// Before anything is allocated: the tensors whose shapes carry each size of the config are
+// in the file with those shapes, so that a config claiming a million layers or an absurd
+// vocabulary fails here, naming the key and the tensor, instead of running out of memory.
+void check_sizes_against(const ModelConfig& c, const SafeTensors& file) {
+    auto expect = [&](const std::string& name, const Shape& shape, const std::string& keys) {
+        const auto it = file.tensors().find(name);
+        if (it == file.tensors().end())
+            throw Error(file.path() + ": no tensor '" + name + "', which config.json's " + keys + " imply");
+        if (it->second.shape != shape)
+            throw Error(file.path() + ": tensor '" + name + "' has shape " + shape_str(it->second.shape) +
+                        ", expected " + shape_str(shape) + " from config.json's " + keys);
+    };
+    const std::size_t d = c.d_model;
+    const std::string sd = "d_model=" + std::to_string(d);
+    if (c.share_embeddings)
+        expect("model.shared.weight", {c.target_vocab(), d}, "vocab_size=" + std::to_string(c.vocab_size) + ", " + sd);
+    else
+        expect("model.encoder.embed_tokens.weight", {c.source_vocab(), d},
+               "vocab_size=" + std::to_string(c.vocab_size) + ", " + sd);
+    if (c.positions == PositionKind::Learned)
+        expect("model.encoder.embed_positions.weight", {c.max_positions, d},
+               "max_position_embeddings=" + std::to_string(c.max_positions) + ", " + sd);
+    const std::string el = "model.encoder.layers." + std::to_string(c.encoder_layers - 1);
+    const std::string dl = "model.decoder.layers." + std::to_string(c.decoder_layers - 1);
+    expect(el + ".fc1.weight", {c.encoder_ffn, d},
+           "encoder_layers=" + std::to_string(c.encoder_layers) + ", encoder_ffn_dim=" + std::to_string(c.encoder_ffn));
+    expect(dl + ".fc1.weight", {c.decoder_ffn, d},
+           "decoder_layers=" + std::to_string(c.decoder_layers) + ", decoder_ffn_dim=" + std::to_string(c.decoder_ffn));
+}
+
+}  // namespace
+
 Model load_model_weights(const ModelConfig& c, const SafeTensors& file) {
+    validate_config(c);
+    check_sizes_against(c, file);
     Model m = skeleton(c);
     walk(m, [&](const std::string& name, auto& t, const Shape& shape) {
         FloatArray a = file.get(name, shape);

@@ -4,11 +4,16 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdlib>
+#include <string>
+#include <system_error>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "tfm/error.hpp"
 
 namespace tfm {
 
@@ -22,10 +27,17 @@ inline void cpu_relax() {
 #endif
 }
 
+constexpr int kMaxThreads = 1024;
+
 int default_threads() {
     if (const char* env = std::getenv("TFM_THREADS")) {
-        int v = std::atoi(env);
-        if (v > 0) return v;
+        char* end = nullptr;
+        errno = 0;
+        const long v = std::strtol(env, &end, 10);
+        if (*env == '\0' || *end != '\0' || errno != 0 || v < 1 || v > kMaxThreads)
+            throw UsageError("TFM_THREADS='" + std::string(env).substr(0, 40) + "' must be an integer from 1 to " +
+                             std::to_string(kMaxThreads));
+        return int(v);
     }
     unsigned hc = std::thread::hardware_concurrency();
     return hc ? int(hc) : 1;
@@ -58,6 +70,8 @@ public:
     void set_threads(int n) {
         std::lock_guard<std::mutex> run_lock(run_mutex_);
         stop_workers();
+        if (n > kMaxThreads)
+            throw UsageError(std::to_string(n) + " threads: at most " + std::to_string(kMaxThreads));
         threads_ = n > 0 ? n : default_threads();
     }
 
@@ -147,7 +161,14 @@ private:
             stop_.store(false);
             generation_.store(0);
         }
-        for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+        try {
+            for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+        } catch (const std::system_error& e) {
+            const std::size_t started = workers_.size() + 1;
+            stop_workers();
+            throw Error("cannot start " + std::to_string(threads_) + " threads (the system allowed " +
+                        std::to_string(started) + "): " + e.code().message() + "; set --threads or TFM_THREADS lower");
+        }
     }
 
     void stop_workers() {

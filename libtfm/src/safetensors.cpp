@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tfm/error.hpp"
+#include "tfm/io.hpp"
+#include "tfm/json.hpp"
 #include "tfm/npy.hpp"
 
 namespace tfm {
@@ -104,8 +106,7 @@ SafeTensors SafeTensors::open(const std::string& path) {
     SafeTensors st;
     st.path_ = path;
     auto bad = [&](const std::string& what) { return Error(path + ": " + what); };
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) throw bad(std::strerror(errno));
+    Fd fd(open_regular_file(path));
     struct stat sb {};
     if (fstat(fd.get(), &sb) != 0 || !S_ISREG(sb.st_mode)) throw bad("not a regular file");
     std::size_t size = std::size_t(sb.st_size);
@@ -121,21 +122,17 @@ SafeTensors SafeTensors::open(const std::string& path) {
         throw bad("header length " + std::to_string(n) + " exceeds the file or the limit");
     st.data_start_ = 8 + std::size_t(n);
     const std::size_t data_size = size - st.data_start_;
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(st.map_ + 8, st.map_ + 8 + n);
-    } catch (const std::exception& e) {
-        throw bad(std::string("malformed header JSON: ") + e.what());
-    }
+    const Json header =
+        parse_json(std::string_view(reinterpret_cast<const char*>(st.map_) + 8, std::size_t(n)), path + ": header");
     if (!header.is_object()) throw bad("header is not a JSON object");
     for (auto& [name, entry] : header.items()) {
         if (name == "__metadata__") {
             if (!entry.is_object()) throw bad("__metadata__ is not an object");
             for (auto& [k, v] : entry.items())
-                st.metadata_[k] = v.is_string() ? v.get<std::string>() : v.dump();
+                st.metadata_[k] = v.is_string() ? v.get<std::string>() : json_excerpt(v);
             continue;
         }
-        auto where = "tensor '" + name + "': ";
+        auto where = "tensor " + json_excerpt(name) + ": ";
         if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
             !entry.contains("data_offsets"))
             throw bad(where + "needs dtype, shape and data_offsets");

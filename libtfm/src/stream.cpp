@@ -45,7 +45,7 @@ std::optional<Record> TensorReader::next() {
             ++count_;
             return r;
         }
-        auto r = read_text_tensor(in_, line_no_);
+        auto r = read_text_tensor(in_, line_no_, max_record_bytes());
         if (r) ++count_;
         return r;
     } catch (const BrokenPipe&) {

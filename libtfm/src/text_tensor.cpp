@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -14,9 +15,26 @@ namespace {
 
 constexpr std::size_t kMaxTextLine = std::size_t(1) << 28;
 
+// The values of one tensor: exact int64 while every token is an integer (ids), float32 from
+// the first token that is not (the integers before it converted).
 struct Numbers {
-    std::vector<double> values;
+    std::vector<std::int64_t> ints;
+    std::vector<float> floats;
     bool all_integers = true;
+    std::size_t max_values = SIZE_MAX;
+    std::size_t size() const { return all_integers ? ints.size() : floats.size(); }
+    void add_int(std::int64_t v) {
+        if (all_integers) ints.push_back(v);
+        else floats.push_back(float(v));
+    }
+    void add_float(float v) {
+        if (all_integers) {
+            floats.assign(ints.begin(), ints.end());
+            ints = {};
+            all_integers = false;
+        }
+        floats.push_back(v);
+    }
 };
 
 bool is_comment(const std::string& line) {
@@ -51,49 +69,49 @@ std::size_t parse_row(const std::string& line, Numbers& out) {
         if (s == end) break;
         const char* tok = s;
         while (s < end && *s != ' ' && *s != '\t' && *s != '\r' && *s != ',') ++s;
-        const char* start = (*tok == '+' && s - tok > 1) ? tok + 1 : tok;
+        // A leading '+' is allowed once ("+1"), never before another sign ("+-1").
+        const char* start = (*tok == '+' && s - tok > 1 && tok[1] != '-' && tok[1] != '+') ? tok + 1 : tok;
         bool integer = true;
         for (const char* c = start; c < s; ++c)
             if (*c == '.' || *c == 'e' || *c == 'E' || *c == 'n' || *c == 'N' || *c == 'i' || *c == 'I')
                 integer = false;
-        double v = 0;
         std::from_chars_result r{};
+        std::int64_t iv = 0;
+        float fv = 0;
         if (integer) {
-            std::int64_t i = 0;
-            r = std::from_chars(start, s, i);
-            v = double(i);
+            r = std::from_chars(start, s, iv);
         } else {
-            float f = 0;
-            r = std::from_chars(start, s, f);
-            v = f;
+            r = std::from_chars(start, s, fv);
             if (r.ec == std::errc::result_out_of_range) {  // overflow is an error, underflow is 0
                 double d = 0;
                 std::from_chars(start, s, d);
                 if (std::fabs(d) >= 1.0) throw Error("value '" + std::string(tok, s) + "' is out of float32 range");
-                v = static_cast<float>(d);
+                fv = static_cast<float>(d);
                 r.ec = std::errc();
             }
         }
         if (r.ptr != s || r.ec != std::errc()) {
-            if (integer && r.ec == std::errc::result_out_of_range)
-                throw Error("integer '" + std::string(tok, s) + "' is out of int64 range");
             std::string shown(tok, std::size_t(std::min<std::ptrdiff_t>(s - tok, 40)));
             for (char& c : shown)
                 if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
+            if (integer && r.ec == std::errc::result_out_of_range)
+                throw Error("integer '" + shown + "' is out of int64 range");
             throw Error("non-numeric value '" + shown + "'");
         }
-        out.all_integers = out.all_integers && integer;
-        out.values.push_back(v);
+        if (integer) out.add_int(iv);
+        else out.add_float(fv);
         ++count;
+        if (out.size() > out.max_values)
+            throw Error("the tensor has more than " + std::to_string(out.max_values) +
+                        " values (the record limit, TFM_MAX_RECORD_BYTES)");
     }
     return count;
 }
 
-template <class A>
-Record fill(const Shape& shape, const std::vector<double>& values) {
+template <class A, class T>
+Record fill(const Shape& shape, const std::vector<T>& values) {
     A a = A::from_shape(shape);
-    for (std::size_t i = 0; i < values.size(); ++i)
-        a.data()[i] = static_cast<typename A::value_type>(values[i]);
+    std::copy(values.begin(), values.end(), a.data());
     return a;
 }
 
@@ -116,10 +134,11 @@ std::optional<std::vector<std::int64_t>> parse_integers(std::string_view text) {
     return out;
 }
 
-std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no) {
+std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no, std::uint64_t max_bytes) {
     std::string line;
     std::optional<Shape> declared;
     Numbers nums;
+    nums.max_values = std::size_t(std::min<std::uint64_t>(max_bytes / sizeof(std::int64_t), SIZE_MAX));
     std::size_t rows = 0, cols = 0;
     // Skip blank lines and comments before the tensor, remembering a shape declaration.
     while (true) {
@@ -169,15 +188,16 @@ std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no) {
     }
     Shape shape = declared ? *declared : Shape{rows, cols};
     std::size_t numel = checked_numel(shape, std::size_t(1) << 40);
-    if (numel != nums.values.size())
+    if (numel != nums.size())
         throw Error("line " + std::to_string(line_no) + ": '# shape:' says " + shape_str(shape) + " (" +
                     std::to_string(numel) + " values) but the tensor has " +
-                    std::to_string(nums.values.size()));
+                    std::to_string(nums.size()));
     if (declared && numel > 0 && !shape.empty() && cols != shape.back())
         throw Error("line " + std::to_string(line_no) + ": rows of " + std::to_string(cols) +
                     " values do not match shape " + shape_str(shape));
-    if (nums.all_integers && numel > 0) return fill<IdArray>(shape, nums.values);
-    return fill<FloatArray>(shape, nums.values);
+    if (nums.all_integers && numel > 0) return fill<IdArray>(shape, nums.ints);
+    if (nums.all_integers) return fill<FloatArray>(shape, std::vector<float>());
+    return fill<FloatArray>(shape, nums.floats);
 }
 
 namespace {

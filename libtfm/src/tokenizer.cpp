@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tfm/error.hpp"
+#include "tfm/io.hpp"
+#include "tfm/json.hpp"
 #include "tfm/line_reader.hpp"
 #include "tfm/utf8.hpp"
 
@@ -37,13 +39,15 @@ Tokenizer::~Tokenizer() = default;
 
 namespace {
 
+// Present in the directory, whatever it is: reading it then says what is wrong with it (not a
+// regular file, a symlink loop) instead of calling it missing.
 bool exists(const std::string& path) {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    return ::lstat(path.c_str(), &st) == 0;
 }
 
 void load_spm(sentencepiece::SentencePieceProcessor& sp, const std::string& path) {
-    auto status = sp.Load(path);
+    auto status = sp.LoadFromSerializedProto(read_regular_file(path, std::size_t(256) << 20));
     if (!status.ok()) throw Error(path + ": not a SentencePiece model (" + status.ToString() + ")");
 }
 
@@ -70,13 +74,7 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
     s.start = config.decoder_start_id;
     const std::string& vocab_path = files.vocab;
     if (!vocab_path.empty()) {
-        std::ifstream f(vocab_path);
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(f);
-        } catch (const std::exception& e) {
-            throw Error(vocab_path + ": malformed JSON: " + e.what());
-        }
+        const Json j = read_json_file(vocab_path, std::size_t(256) << 20);
         if (!j.is_object()) throw Error(vocab_path + ": not a JSON object of piece -> id");
         if (!config.share_embeddings)
             throw Error(vocab_path + ": one piece -> id map needs a model with shared embeddings "
@@ -85,7 +83,7 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
         for (auto& [piece, id] : j.items()) {
             if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
                 std::size_t(id.get<std::int64_t>()) >= config.vocab_size)
-                throw Error(vocab_path + ": piece '" + piece + "' has id " + id.dump() + " outside the vocabulary of " +
+                throw Error(vocab_path + ": piece " + json_excerpt(piece) + " has id " + json_excerpt(id) + " outside the vocabulary of " +
                             std::to_string(config.vocab_size));
             s.vocab[piece] = id.get<std::int64_t>();
             s.pieces[std::size_t(id.get<std::int64_t>())] = piece;
@@ -195,10 +193,11 @@ public:
         return sentencepiece::util::Status(sentencepiece::util::StatusCode::kInternal, error_);
     }
     const std::string& error() const { return error_; }
+    std::size_t nonblank() const { return nonblank_; }
 
 private:
     std::vector<std::string> files_;
-    std::size_t max_, file_ = 0, count_ = 0;
+    std::size_t max_, file_ = 0, count_ = 0, nonblank_ = 0;
     std::unique_ptr<LineReader> reader_;
     std::string value_, error_;
     bool done_ = false;
@@ -215,6 +214,7 @@ private:
             if (count_ < max_ && reader_->next(value_)) {
                 value_ = sanitize_utf8(value_);
                 ++count_;
+                if (value_.find_first_not_of(" \t\r") != std::string::npos) ++nonblank_;
                 return;
             }
             reader_.reset();
@@ -244,14 +244,13 @@ void train_sentencepiece(const std::vector<std::string>& inputs, const std::stri
     sentencepiece::logging::SetMinLogLevel(2);  // the library never prints: no training chatter
     auto status = sentencepiece::SentencePieceTrainer::Train(args, &sentences, &model);
     if (!sentences.error().empty()) throw Error(sentences.error());
-    if (!status.ok()) throw Error("SentencePiece training failed: " + status.ToString());
-    const std::string tmp = output + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary);
-        f.write(model.data(), std::streamsize(model.size()));
-        if (!f) throw Error(output + ": cannot write");
+    if (sentences.nonblank() == 0) {
+        std::string names;
+        for (const auto& f : inputs) names += (names.empty() ? "" : ", ") + f;
+        throw Error(names + ": no text to train a SentencePiece model on (empty or blank lines only)");
     }
-    if (std::rename(tmp.c_str(), output.c_str()) != 0) throw Error(output + ": cannot rename into place");
+    if (!status.ok()) throw Error(std::string("SentencePiece training failed: ") + status.message());
+    write_file_atomic(output, model);
 }
 
 }  // namespace tfm

@@ -95,7 +95,13 @@ std::vector<xt::xtensor<float, 2>> encode_sources(const Model& m, const std::vec
     std::vector<xt::xtensor<float, 2>> out(sources.size());
     for (std::size_t i = 0; i < sources.size(); ++i)
         if (sources[i].empty()) out[i] = xt::xtensor<float, 2>::from_shape({0, d});
-    if (capture) capture->weights.assign(sources.size(), {});
+    if (capture) {  // an empty source gets its records too: [H,0,0] per layer
+        capture->weights.assign(sources.size(), {});
+        for (std::size_t i = 0; i < sources.size(); ++i)
+            if (sources[i].empty())
+                for (std::size_t l = 0; l < capture->layers.size(); ++l)
+                    capture->weights[i].push_back(xt::xtensor<float, 3>::from_shape({m.config.encoder_heads, 0, 0}));
+    }
     EncoderWorkspace ws;
     xt::xtensor<float, 2> memory;
     for (const auto& idx : length_batches(sizes(sources), batch_size)) {

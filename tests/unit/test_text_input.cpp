@@ -103,8 +103,8 @@ TEST_CASE("config: a bare HF Marian config means HF's choices; bad ones are name
     CHECK(with("\"vocab_size\": 10,", "").find("missing key 'vocab_size'") != std::string::npos);
     CHECK(with("\"swish\"", "\"tanh\"").find("unsupported activation_function 'tanh'") != std::string::npos);
     CHECK(with("\"pad_token_id\": 9", "\"pad_token_id\": 10").find("pad_token_id=10 is outside the vocabulary of 10") != std::string::npos);
-    CHECK(with("\"d_model\": 8", "\"d_model\": \"8\"").find("key 'd_model' has the wrong type") != std::string::npos);
-    CHECK(with("\"encoder_layers\": 1", "\"encoder_layers\": -1").find("must be positive") != std::string::npos);
+    CHECK(with("\"d_model\": 8", "\"d_model\": \"8\"").find("key 'd_model' must be an integer from 1 to 65536, got \"8\"") != std::string::npos);
+    CHECK(with("\"encoder_layers\": 1", "\"encoder_layers\": -1").find("key 'encoder_layers' must be an integer from 1 to 1024, got -1") != std::string::npos);
     // Separate vocabularies: HF's share_encoder_decoder_embeddings and decoder_vocab_size.
     const std::string sep = "\"share_encoder_decoder_embeddings\": false, \"decoder_vocab_size\": 12, \"vocab_size\": 10,";
     CHECK(with("\"vocab_size\": 10,", sep).empty());

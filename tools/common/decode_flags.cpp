@@ -2,35 +2,42 @@
 
 #include <cstdio>
 
+#include "checks.hpp"
 #include "tfm/error.hpp"
 
 namespace tfm::tool {
 
 void add_decode_flags(CLI::App& app, DecodeFlags& f) {
-    app.add_option("-b,--beam", f.beam, "Beam size (default 4, the paper's; 1: greedy)")->check(CLI::PositiveNumber);
+    app.add_option("-b,--beam", f.beam, "Beam size (default 4, the paper's; 1: greedy)")->check(in_range(1, 1024));
     app.add_option("--n-best", f.n_best, "Print the K best: 'index ||| text ||| score' lines (K <= beam)")
-        ->check(CLI::PositiveNumber);
+        ->check(in_range(1, 1024));
     app.add_flag("--scores", f.scores, "Prefix each line with its score (log-probability / length penalty) and a tab");
-    app.add_option("--length-penalty", f.alpha, "Length penalty alpha (default 0.6)");
+    app.add_option("--length-penalty", f.alpha, "Length penalty alpha (default 0.6)")->check(in_range(0, 10));
     app.add_option("--length-penalty-type", f.penalty, "gnmt: ((5+len)/6)^alpha (default), power: len^alpha, none")
         ->check(CLI::IsMember({"gnmt", "power", "none"}));
     app.add_option("--max-length-a", f.max_len_a, "Output limit = a * source length + b (default a = 1)")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--max-length-b", f.max_len_b, "Output limit = a * source length + b (default b = 50)");
+        ->check(in_range(0, 1000));
+    app.add_option("--max-length-b", f.max_len_b, "Output limit = a * source length + b (default b = 50)")
+        ->check(in_range(0, kMaxLength));
     app.add_option("--max-length", f.max_len, "At most this many output tokens (default: no cap but the model's)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--min-length", f.min_len, "No eos before this many tokens (default 0)");
-    app.add_option("--batch-size", f.batch, "Sentences per batch (default 32)")->check(CLI::PositiveNumber);
+        ->check(in_range(1, kMaxLength));
+    app.add_option("--min-length", f.min_len, "No eos before this many tokens (default 0)")->check(in_range(0, kMaxLength));
+    app.add_option("--batch-size", f.batch, "Sentences per batch (default 32)")->check(in_range(1, kMaxBatch));
     app.add_option("--window", f.window, "Sentences read ahead and sorted by length (default 8 x batch size)")
-        ->check(CLI::PositiveNumber);
+        ->check(in_range(1, kMaxWindow));
     app.add_flag("--ids", f.ids, "Print token ids instead of text");
-    app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(CLI::PositiveNumber);
+    app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, kMaxThreads));
 }
 
 DecodeOptions decode_options(const DecodeFlags& f) {
     if (f.n_best > f.beam)
         throw UsageError("--n-best " + std::to_string(f.n_best) + " needs a beam at least as large (--beam " +
                          std::to_string(f.beam) + ")");
+    if (f.max_len_a == 0 && f.max_len_b == 0)
+        throw UsageError("--max-length-a 0 with --max-length-b 0 leaves no room for any output token");
+    if (f.min_len > 0 && f.max_len > 0 && f.min_len > f.max_len)
+        throw UsageError("--min-length " + std::to_string(f.min_len) + " is more than --max-length " +
+                         std::to_string(f.max_len));
     DecodeOptions o;
     o.search.beam = f.beam;
     o.search.n_best = f.n_best;

@@ -1,5 +1,11 @@
 #include "model_flags.hpp"
 
+#include "checks.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "tfm/error.hpp"
 
 namespace tfm::tool {
@@ -18,11 +24,11 @@ void add_arch_flags(CLI::App& app, ArchFlags& f) {
     app.add_option("--norm", f.norm, "post (default, the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
     app.add_option("--activation", f.activation, "relu (default), gelu or swish")
         ->check(CLI::IsMember({"relu", "gelu", "swish"}));
-    app.add_option("--max-positions", f.max_positions, "Longest sequence (default 512)")->check(CLI::PositiveNumber);
-    app.add_option("--layers", f.layers, "Encoder and decoder layers N")->check(CLI::PositiveNumber);
-    app.add_option("--d-model", f.d_model, "Model width D")->check(CLI::PositiveNumber);
-    app.add_option("--heads", f.heads, "Attention heads H")->check(CLI::PositiveNumber);
-    app.add_option("--ffn", f.ffn, "Feed-forward width F")->check(CLI::PositiveNumber);
+    app.add_option("--max-positions", f.max_positions, "Longest sequence (default 512)")->check(in_range(1, 1 << 20));
+    app.add_option("--layers", f.layers, "Encoder and decoder layers N")->check(in_range(1, 1024));
+    app.add_option("--d-model", f.d_model, "Model width D")->check(in_range(1, kMaxDim));
+    app.add_option("--heads", f.heads, "Attention heads H")->check(in_range(1, kMaxDim));
+    app.add_option("--ffn", f.ffn, "Feed-forward width F")->check(in_range(1, 1 << 20));
     app.add_flag("--untied", f.untied, "A separate output projection (default: tied to the shared embedding)");
 }
 
@@ -66,6 +72,26 @@ ModelConfig config_from_flags(const ArchFlags& f, const SpmChoice& spm) {
         throw UsageError(e.what());
     }
     return c;
+}
+
+}  // namespace tfm::tool
+
+namespace tfm::tool {
+
+void check_fits_in_memory(const ModelConfig& c, std::size_t copies) {
+    const double d = double(c.d_model), v = double(c.source_vocab()), vt = double(c.target_vocab());
+    double params = vt * d + (c.share_embeddings ? 0 : v * d) + (c.tie_word_embeddings ? 0 : vt * d);
+    if (c.positions == PositionKind::Learned) params += 2 * double(c.max_positions) * d;
+    params += double(c.encoder_layers) * (4 * d * d + 2 * d * double(c.encoder_ffn));
+    params += double(c.decoder_layers) * (8 * d * d + 2 * d * double(c.decoder_ffn));
+    const double need = params * 4 * double(copies);
+    const double have = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
+    if (have > 0 && need > have) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "a model of %.3g parameters needs %.1f GiB here, more than this machine's %.1f GiB",
+                      params, need / double(1u << 30), have / double(1u << 30));
+        throw UsageError(std::string(buf) + ": choose a smaller --d-model, --ffn, --layers or vocabulary");
+    }
 }
 
 }  // namespace tfm::tool

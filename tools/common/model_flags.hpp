@@ -31,4 +31,8 @@ struct SpmChoice {
 // impossible combination (D % H, special ids that differ between the sides, ...) is a usage error.
 ModelConfig config_from_flags(const ArchFlags& f, const SpmChoice& spm);
 
+// A UsageError when `copies` float32 copies of the config's parameters (1: a model; 4:
+// training's weights, gradients and Adam moments) would not fit in this machine's memory.
+void check_fits_in_memory(const ModelConfig& c, std::size_t copies);
+
 }  // namespace tfm::tool

@@ -41,7 +41,10 @@ void add_model_option(CLI::App& app, std::string& dir) {
     const std::string def = default_model();
     app.add_option("-m,--model", dir,
                    "Model directory (default: $TFM_MODEL, else the German->English model that ships with tfm" +
-                       (def.empty() ? std::string(", not found") : ": " + def) + ")");
+                       (def.empty() ? std::string(", not found") : ": " + def) + ")")
+        ->check(CLI::Validator(
+            [](std::string& v) { return v.empty() ? std::string("an empty string names no model directory") : std::string(); },
+            "", "nonempty"));
 }
 
 std::string model_dir_or_default(const std::string& dir) {

@@ -1,11 +1,24 @@
 #include "source_lines.hpp"
 
+#include <utility>
+
 #include "tfm/error.hpp"
 
 namespace tfm::tool {
 
 std::vector<std::vector<std::int64_t>> SourceReader::next_window(std::size_t window) {
+    if (pending) std::rethrow_exception(std::exchange(pending, nullptr));
     std::vector<std::vector<std::int64_t>> out;
+    try {
+        read_into(out, window);
+    } catch (const Error&) {
+        if (out.empty()) throw;
+        pending = std::current_exception();  // the lines before the bad one are output first
+    }
+    return out;
+}
+
+void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::size_t window) {
     std::string line;
     while (out.size() < window && in.getline(line)) {
         ++lines_read;
@@ -23,7 +36,6 @@ std::vector<std::vector<std::int64_t>> SourceReader::next_window(std::size_t win
         }
         out.push_back(std::move(s.ids));
     }
-    return out;
 }
 
 }  // namespace tfm::tool

@@ -2,6 +2,7 @@
 // ids, with long lines cut (a warning naming the line) or refused (--strict).
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,6 +13,10 @@
 namespace tfm::tool {
 
 struct SourceReader {
+    SourceReader(Input& in_, const Tokenizer& tokenizer_, const ModelConfig& config_, bool ids_, bool strict_,
+                 std::function<void(const std::string&)> warn_)
+        : in(in_), tokenizer(tokenizer_), config(config_), ids(ids_), strict(strict_), warn(std::move(warn_)) {}
+
     Input& in;
     const Tokenizer& tokenizer;
     const ModelConfig& config;
@@ -20,8 +25,14 @@ struct SourceReader {
     std::function<void(const std::string&)> warn;
     std::size_t lines_read = 0;
 
-    // Up to `window` more sources (fewer at the end of input; none when it is over).
+    // Up to `window` more sources (fewer at the end of input; none when it is over). A bad
+    // line ends the window before it, and its error is thrown by the next call: what precedes
+    // it is output whole first.
     std::vector<std::vector<std::int64_t>> next_window(std::size_t window);
+
+private:
+    std::exception_ptr pending;  // the error of the line after the last window, thrown next
+    void read_into(std::vector<std::vector<std::int64_t>>& out, std::size_t window);
 };
 
 }  // namespace tfm::tool

@@ -1,11 +1,17 @@
 #include "tool.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 
 #include "tfm/error.hpp"
+#include "tfm/io.hpp"
 #include "tfm/version.hpp"
 
 namespace tfm::tool {
@@ -33,6 +39,35 @@ void Tool::info(const std::string& message) const {
     std::fprintf(stderr, "%s: %s\n", name_.c_str(), message.c_str());
 }
 
+// The end of every successful run: an output the body left to a destructor, then stdio's
+// buffer, then the descriptor itself (a full disk can report only at close) must all have
+// been written, or the run fails; nothing is lost quietly.
+void Tool::finish_stdout() {
+    const std::string deferred = take_unreported_write_error();
+    if (!deferred.empty()) throw Error(deferred);
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        throw Error(std::string("write error: ") + std::strerror(errno ? errno : EIO));
+    struct stat st {};
+    if (::fstat(STDOUT_FILENO, &st) != 0) return;  // stdout closed and never written: nothing lost
+    if (::close(STDOUT_FILENO) != 0 && errno != EBADF && errno != EINTR)
+        throw Error(std::string("write error: ") + std::strerror(errno));
+}
+
+// --help and --version: printed through std::cout, checked like any output.
+int Tool::print_and_finish(const CLI::Error& e) {
+    const int code = app_.exit(e);
+    std::cout.flush();
+    try {
+        if (!std::cout) throw Error(std::string("write error: ") + std::strerror(errno ? errno : EIO));
+        finish_stdout();
+    } catch (const Error& err) {
+        std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), err.what());
+        return 1;
+    }
+    return code;
+}
+
 int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     // Die quietly of SIGPIPE like cat and seq, even if our parent ignored it.
     std::signal(SIGPIPE, SIG_DFL);
@@ -45,11 +80,11 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     try {
         app_.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app_.exit(e);
+        return print_and_finish(e);
     } catch (const CLI::CallForAllHelp& e) {
-        return app_.exit(e);
+        return print_and_finish(e);
     } catch (const CLI::CallForVersion& e) {
-        return app_.exit(e);
+        return print_and_finish(e);
     } catch (const CLI::ParseError& e) {
         fail("error", e.what(), 2);
         std::fprintf(stderr, "Run '%s --help' for usage.\n", name_.c_str());
@@ -57,9 +92,10 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     }
     try {
         body();
-        std::fflush(stdout);
+        finish_stdout();
         return 0;
     } catch (const BrokenPipe&) {
+        take_unreported_write_error();
         return 128 + SIGPIPE;
     } catch (const Interrupted& e) {
         std::fprintf(stderr, "%s: %s\n", name_.c_str(), e.what());

@@ -30,6 +30,8 @@ public:
     void info(const std::string& message) const;  // progress and notes on stderr
 
 private:
+    void finish_stdout();
+    int print_and_finish(const CLI::Error& e);
     std::string name_;
     CLI::App app_;
     std::string format_ = "npy";

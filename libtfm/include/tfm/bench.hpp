@@ -39,7 +39,9 @@ MachineInfo machine_info();
 double peak_rss_mib();
 bool reset_peak_rss();
 
-// "256:4096:x2" (geometric), "128:1024:+128" (arithmetic), "64,128,512" or "512".
-std::vector<std::size_t> parse_range(const std::string& spec);
+// "256:4096:x2" (geometric), "128:1024:+128" (arithmetic), "64,128,512" or "512"; a value
+// outside [lo, hi] or given twice is a UsageError.
+std::vector<std::size_t> parse_range(const std::string& spec, std::size_t lo = 1,
+                                     std::size_t hi = std::size_t(1) << 20);
 
 }  // namespace tfm

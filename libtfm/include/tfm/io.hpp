@@ -39,24 +39,47 @@ private:
     std::size_t fill(std::size_t want);  // buffers more bytes; returns bytes buffered
 };
 
+// Output is checked to the end: every failed write throws, close() flushes and closes with
+// its errors reported, and an Output destroyed without close() whose last flush fails leaves
+// that error for take_unreported_write_error(), which every tool checks before it exits 0.
 class Output {
 public:
-    explicit Output(int fd);              // does not own fd
+    explicit Output(int fd, std::string name = "");  // does not own fd; name prefixes errors
+    // Creates (truncates) the file and owns its descriptor; errors name the path.
+    static Output create_file(const std::string& path);
     static Output to_string();            // collects into memory (tests)
     Output(Output&&) noexcept;
     Output& operator=(Output&&) noexcept;
-    ~Output();                            // flushes, swallowing errors
+    ~Output();                            // flushes; a failure is kept, not thrown
 
     void write(const void* data, std::size_t n);
     void write(std::string_view s) { write(s.data(), s.size()); }
     void flush();                         // throws BrokenPipe on EPIPE, Error otherwise
+    void close();                         // flush, then close an owned descriptor; checked
     bool is_terminal() const;
     const std::string& str() const;       // what a memory output collected
+    const std::string& name() const { return name_; }
 
 private:
     int fd_ = -1;
+    bool owned_ = false, closed_ = false;
+    std::string name_;
     std::vector<char> buf_;
     std::string memory_;
 };
+
+// The first write error that a destructor could not throw ("write error: ..."), and
+// clears it; empty when there was none.
+std::string take_unreported_write_error();
+
+// Opens a file for reading that must be a regular file: a FIFO, device or directory is
+// refused without blocking ("not a regular file"), a symlink loop is named as such.
+// Returns an owned descriptor.
+int open_regular_file(const std::string& path);
+// The whole of a regular file of at most max_bytes (more is an error naming the limit).
+std::string read_regular_file(const std::string& path, std::size_t max_bytes);
+// Writes path as a whole or not at all: a temporary beside it, written and synced with every
+// error checked, then renamed into place.
+void write_file_atomic(const std::string& path, std::string_view bytes);
 
 }  // namespace tfm

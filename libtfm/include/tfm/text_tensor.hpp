@@ -15,8 +15,10 @@ namespace tfm {
 
 // Reads the next tensor; nullopt at end of input. A tensor whose numbers are all written as
 // integers comes back as ids, any other as floats. `line_no` counts lines across calls and
-// is used in messages.
-std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no);
+// is used in messages. A tensor of more than max_bytes / 8 values is refused as it is read:
+// integers are exact int64 (never rounded through a double), and out of range is an error.
+std::optional<Record> read_text_tensor(Input& in, std::size_t& line_no,
+                                       std::uint64_t max_bytes = std::uint64_t(1) << 32);
 
 // Whitespace-separated integers ("3 1 4"), or nullopt when the text is anything else.
 std::optional<std::vector<std::int64_t>> parse_integers(std::string_view text);

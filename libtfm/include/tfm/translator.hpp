@@ -41,7 +41,8 @@ std::size_t output_limit(const ModelConfig& c, std::size_t source_len, const Dec
 std::vector<std::vector<std::size_t>> length_batches(const std::vector<std::size_t>& lengths, std::size_t batch_size);
 
 // One memory [S_i,D] per non-empty source; an empty source gives [0,D]. capture, when set,
-// receives for each source and each capture layer the weights [H,S_i,S_i].
+// receives for each source and each capture layer the weights [H,S_i,S_i] ([H,0,0] for an
+// empty source); its layers must be distinct and inside the encoder.
 struct EncodedCapture {
     std::vector<std::size_t> layers;
     std::vector<std::vector<xt::xtensor<float, 3>>> weights;  // [source][layer entry]
