@@ -3,6 +3,8 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cctype>
+#include <vector>
 #include <mutex>
 #include <string>
 
@@ -22,6 +24,49 @@ namespace {
 std::string dims(std::size_t r, std::size_t c) { return "[" + std::to_string(r) + "," + std::to_string(c) + "]"; }
 }  // namespace
 
+namespace {
+
+// Thread-count invariance. OpenBLAS computes an element of C with one of several code paths
+// depending on where its row falls in the call: the kernels take rows in groups (12 for the
+// Haswell/Zen kernel, whose first and last 6 rows of a group round differently; 24 for the
+// AVX-512 one) and the rows of a last, partial group go through narrower code. And how a
+// column is rounded depends on how many columns its call has. So the calls one product is
+// split into are fixed by its shape alone: column blocks by n, row slabs that start at
+// multiples of the row group, so that every row keeps its place in its group. Threads only
+// change which thread makes which call.
+std::size_t row_quantum() {
+    static const std::size_t q = [] {
+        std::string core = openblas_get_corename();
+        for (char& ch : core) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        const bool avx2_kernel = core.find("haswell") != std::string::npos || core.find("zen") != std::string::npos;
+        return avx2_kernel && !__builtin_cpu_supports("avx512f") ? std::size_t(12) : std::size_t(24);
+    }();
+    return q;
+}
+
+// On CPUs with AVX-512, OpenBLAS takes other paths for small products (a "small matrix"
+// kernel up to 10^6 multiply-adds, a "direct" one for NN products below 28*512*512), chosen
+// per call from its size: rows are split only into calls too large for either.
+bool may_take_small_path(std::size_t m, std::size_t n, std::size_t k) {
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    return avx512 && double(m) * double(n) * double(k) < 28.0 * 512 * 512;
+}
+
+// Column blocks: whole up to 384 columns, halves up to 8192 (two calls to share even when
+// there are few rows, as in decoding steps; few enough that the rows, packed again for each
+// block, stay cheap in training), else blocks of 4096 (large vocabularies).
+std::size_t column_block(std::size_t n) {
+    if (n <= 384) return n;
+    if (n <= 8192) return ((n + 1) / 2 + 15) / 16 * 16;
+    return 4096;
+}
+
+struct Call {
+    std::size_t i0, rows, j0, cols;
+};
+
+}  // namespace
+
 void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta) {
     const std::size_t m = op_a == Op::N ? a.rows : a.cols;
     const std::size_t k = op_a == Op::N ? a.cols : a.rows;
@@ -38,31 +83,34 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float be
     }
     static std::once_flag single;
     std::call_once(single, [] { openblas_set_num_threads(1); });  // our pool does the threading
-    auto call = [&](std::size_t i0, std::size_t mi, std::size_t j0, std::size_t nj) {
-        const float* ap = op_a == Op::N ? a.data + i0 * a.ld : a.data + i0;
-        const float* bp = op_b == Op::N ? b.data + j0 : b.data + j0 * b.ld;
-        cblas_sgemm(CblasRowMajor, op_a == Op::N ? CblasNoTrans : CblasTrans,
-                    op_b == Op::N ? CblasNoTrans : CblasTrans, int(mi), int(nj), int(k), alpha, ap,
-                    int(a.ld), bp, int(b.ld), beta, c.data + i0 * c.ld + j0, int(c.ld));
-    };
+    const std::size_t q = row_quantum(), width = column_block(n);
     const double flops = 2.0 * double(m) * double(n) * double(k);
-    const std::size_t threads = std::size_t(num_threads());
-    if (in_parallel() || threads <= 1 || flops < 4.0e6) return call(0, m, 0, n);
-    // Split the larger of M and N into one slab per thread, in multiples of 16.
-    const bool by_rows = m >= n;
-    const std::size_t len = by_rows ? m : n;
-    const std::size_t parts = std::min(threads, std::max<std::size_t>(1, len / 16));
-    const std::size_t slab = (len / parts + 15) / 16 * 16;
-    parallel_for(parts, [&](std::size_t p) {
-        std::size_t first = p * slab;
-        if (first >= len) return;
-        std::size_t count = std::min(slab, len - first);
-        if (by_rows)
-            call(first, count, 0, n);
-        else
-            call(0, m, first, count);
-    });
+    const std::size_t threads = in_parallel() || flops < 4.0e6 ? 1 : std::size_t(num_threads());
+    const std::size_t col_blocks = (n + width - 1) / width;
+    // Row slabs: multiples of q, enough for a call per thread.
+    const std::size_t row_parts = std::max<std::size_t>(1, (threads + col_blocks - 1) / col_blocks);
+    std::vector<Call> calls;
+    for (std::size_t j0 = 0; j0 < n; j0 += width) {
+        const std::size_t cols = std::min(width, n - j0);
+        std::size_t slab = ((m + row_parts - 1) / row_parts + q - 1) / q * q;
+        if (slab >= m || may_take_small_path(slab, cols, k)) slab = m;
+        for (std::size_t i0 = 0; i0 < m; i0 += slab) calls.push_back({i0, std::min(slab, m - i0), j0, cols});
+    }
+    const CBLAS_TRANSPOSE ta = op_a == Op::N ? CblasNoTrans : CblasTrans, tb = op_b == Op::N ? CblasNoTrans : CblasTrans;
+    auto run = [&](const Call& call) {
+        const float* ap = op_a == Op::N ? a.data + call.i0 * a.ld : a.data + call.i0;
+        const float* bp = op_b == Op::N ? b.data + call.j0 : b.data + call.j0 * b.ld;
+        cblas_sgemm(CblasRowMajor, ta, tb, int(call.rows), int(call.cols), int(k), alpha, ap, int(a.ld), bp, int(b.ld),
+                    beta, c.data + call.i0 * c.ld + call.j0, int(c.ld));
+    };
+    if (threads <= 1 || calls.size() == 1) {
+        for (const Call& call : calls) run(call);
+        return;
+    }
+    parallel_for(calls.size(), [&](std::size_t i) { run(calls[i]); });
 }
+
+std::size_t gemm_row_quantum() { return row_quantum(); }
 
 void gemv(float* y, ConstMat a, Op op_a, const float* x, float alpha, float beta) {
     const std::size_t rows = op_a == Op::N ? a.rows : a.cols, cols = op_a == Op::N ? a.cols : a.rows;

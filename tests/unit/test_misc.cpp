@@ -1,6 +1,7 @@
 // Building blocks: fast exp/tanh accuracy, gemm shapes, ranges, the RNG, tables, the
 // thread pool, line input.
 #include <atomic>
+#include <algorithm>
 #include <cstring>
 
 #include "helpers.hpp"
@@ -63,6 +64,39 @@ TEST_CASE("gemm: transposes, strided views, split across threads, shape errors")
     std::vector<float> junk(4, std::numeric_limits<float>::quiet_NaN());
     gemm(mat(junk.data(), 2, 2), mat(a.data(), 2, 0), Op::N, mat(b.data(), 0, 2), Op::N);
     CHECK(junk == std::vector<float>(4, 0.0f));
+}
+
+TEST_CASE("gemm: the same bits for 1, 2 and 3 threads, for every transpose, split or not") {
+    // Large enough to be split between threads (by row slabs and column blocks), with row
+    // counts that are not multiples of the kernel's row group, and a vocabulary-sized n.
+    struct Shape3 { std::size_t m, n, k; };
+    const Shape3 shapes[] = {{301, 512, 128}, {250, 1000, 96}, {37, 3000, 64}, {613, 700, 300}};
+    CHECK((gemm_row_quantum() == 12 || gemm_row_quantum() == 24));
+    for (const Shape3 sh : shapes)
+        for (Op op_a : {Op::N, Op::T})
+            for (Op op_b : {Op::N, Op::T})
+                for (float beta : {0.0f, 1.0f}) {
+                    const std::size_t m = sh.m, n = sh.n, k = sh.k;
+                    const auto a = tfm_test::random_vec(m * k, 11);  // stored [m,k] (N) or [k,m] (T)
+                    const auto b = tfm_test::random_vec(n * k, 12);  // stored [k,n] (N) or [n,k] (T)
+                    const auto c0 = tfm_test::random_vec(m * n, 13);
+                    auto product = [&](int threads) {
+                        std::vector<float> c(c0);
+                        set_num_threads(threads);
+                        gemm(mat(c.data(), m, n), op_a == Op::N ? mat(a.data(), m, k) : mat(a.data(), k, m), op_a,
+                             op_b == Op::N ? mat(b.data(), k, n) : mat(b.data(), n, k), op_b, 1.0f, beta);
+                        return c;
+                    };
+                    const auto one = product(1);
+                    CHECK_MESSAGE((product(2) == one && product(3) == one),
+                                  "m=" << m << " n=" << n << " k=" << k << " op_a=" << int(op_a) << " op_b=" << int(op_b)
+                                       << " beta=" << beta);
+                    double ref = beta * c0[n + 2];  // element (1,2) against a double-precision sum
+                    for (std::size_t p = 0; p < k; ++p)
+                        ref += double(op_a == Op::N ? a[k + p] : a[p * m + 1]) * (op_b == Op::N ? b[p * n + 2] : b[2 * k + p]);
+                    CHECK(one[n + 2] == doctest::Approx(ref).epsilon(1e-4));
+                }
+    set_num_threads(0);
 }
 
 TEST_CASE("bench: ranges") {

@@ -29,7 +29,13 @@ inline ConstMat mat(const float* data, std::size_t rows, std::size_t cols) { ret
 enum class Op { N, T };  // use the matrix as is, or transposed
 
 // C = alpha * op(A) * op(B) + beta * C; shapes are checked (throws tfm::Error).
+// The same bits for any thread count: the calls a product is split into (columns in blocks
+// fixed by n, rows in slabs that start at multiples of gemm_row_quantum()) depend on its
+// shape alone; threads only share them out. (Across batches a row can round differently:
+// OpenBLAS's kernels round a row by its place in their group of rows; see docs/numerics.md.)
 void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha = 1.0f, float beta = 0.0f);
+// The row group of the running OpenBLAS kernel (12 or 24) that row slabs keep to.
+std::size_t gemm_row_quantum();
 
 // y = alpha * op(A) x + beta * y (sgemv): x has op(A).cols elements, y op(A).rows. For the
 // one-query products of incremental decoding, where sgemm's set-up would dominate.
