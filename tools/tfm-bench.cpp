@@ -1,7 +1,6 @@
 // tfm-bench: measured costs, always next to this machine's own sgemm throughput.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "common/checks.hpp"
@@ -17,6 +16,7 @@
 #include "tfm/bench_layers.hpp"
 #include "tfm/attention.hpp"
 #include "tfm/gemm.hpp"
+#include "tfm/io.hpp"
 #include "tfm/parallel.hpp"
 #include "tfm/table.hpp"
 
@@ -114,9 +114,7 @@ void write_plot(const std::string& path, const std::vector<tfm::PlotSeries>& ser
     const std::string bytes =
         path.size() > 4 && path.compare(path.size() - 4, 4, ".svg") == 0 ? tfm::plot_svg(series, opt)
                                                                           : tfm::encode_png(tfm::plot_image(series, opt));
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!f.flush()) throw tfm::Error(path + ": cannot write");
+    tfm::write_file_atomic(path, bytes);
 }
 
 // The --plot option of a sweep; the extension is checked before anything is measured.

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include "common/source_lines.hpp"

@@ -1,6 +1,5 @@
 // tfm-plot: heatmaps of tensor records read from stdin: attention weights [Tq,Tk] or
 // [H,Tq,Tk] (one panel per head; [B,H,Tq,Tk] gives B*H panels), positional encodings [T,D].
-#include <fstream>
 
 #include "common/checks.hpp"
 #include "common/tool.hpp"
@@ -46,7 +45,7 @@ int main(int argc, char** argv) {
     app.add_option("-o,--output", out, "File to write: .png or .svg (several records: name-1.png, name-2.png, ...)")
         ->required();
     app.add_option("--cell", opt.cell, "Pixels per matrix cell (default: about 360 pixels per panel)")
-        ->check(CLI::Range(1, 256));
+        ->check(tfm::tool::in_range(1, 256));
     app.add_option("--range", range, "Colour range LO HI (default: the data's minimum and maximum)")
         ->expected(2)->check(tfm::tool::in_range(-3e38, 3e38));
     app.add_option("--labels", labels_file,

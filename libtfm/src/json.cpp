@@ -18,7 +18,12 @@ Json parse_json(std::string_view text, const std::string& what) {
     try {
         return Json::parse(text.begin(), text.end(), bound);
     } catch (const Json::exception& e) {
-        throw Error(what + ": malformed JSON: " + e.what());
+        // The parser's message quotes the token it stopped at, which may be huge: cut it.
+        std::string msg = e.what();
+        if (msg.size() > 160) msg = msg.substr(0, 160) + "...";
+        for (char& ch : msg)
+            if (static_cast<unsigned char>(ch) < 32 || static_cast<unsigned char>(ch) >= 127) ch = '?';
+        throw Error(what + ": malformed JSON: " + msg);
     }
 }
 

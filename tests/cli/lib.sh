@@ -38,6 +38,23 @@ compare() {
     if tensor_compare "$e" "$a" "$@" >cmp.out 2>cmp.err; then ok; else fail "$what: $(cat cmp.err)"; fi
 }
 
+# broken_model DESCRIPTION PATTERN: tfm-translate on the model directory ./bad fails with exit 1
+# within 20 s (no hang), a short message matching PATTERN.
+broken_model() {
+    expect_status 1 "$1" -- bash -c 'echo Haus | timeout 20 tfm-translate -m bad --beam 1'
+    expect_err "$2" "$1 message"
+    [ "$(wc -c < err)" -lt 1000 ] && ok || fail "$1: a message of $(wc -c < err) bytes"
+}
+
+# bad_config DESCRIPTION SED-SCRIPT PATTERN: ./bad is ./model with config.json edited by the sed
+# script, and broken_model holds for it.
+bad_config() {
+    rm -rf bad
+    cp -r model bad
+    sed -i "$2" bad/config.json
+    broken_model "$1" "$3"
+}
+
 finish() {
     echo "$checks checks passed, $failures failed"
     [ "$failures" -eq 0 ]

@@ -94,35 +94,25 @@ expect_status 0 "empty input gives no lines" -- tfm-translate -m model < /dev/nu
 expect_status 2 "--n-best above the beam" -- tfm-translate -m model --beam 2 --n-best 3 < in.txt
 
 # Broken model directories: each names what is wrong.
-broken() {
-    local what=$1 pattern=$2
-    expect_status 1 "$what" -- bash -c 'echo Haus | tfm-translate -m bad'
-    expect_err "$pattern" "$what message"
-}
 rm -rf bad; cp -r model bad; rm bad/config.json
-broken "no config.json" "bad/config.json: cannot open"
+broken_model "no config.json" "bad/config.json: cannot open"
 rm -rf bad; cp -r model bad; rm bad/model.safetensors
-broken "no weights" "bad: missing model.safetensors"
+broken_model "no weights" "bad: missing model.safetensors"
 rm -rf bad; cp -r model bad; rm bad/source.spm bad/target.spm
-broken "no tokenizer" "bad: missing source.spm"
+broken_model "no tokenizer" "bad: missing source.spm"
 rm -rf bad; cp -r model bad; head -c 1000 model/model.safetensors > bad/model.safetensors
-broken "truncated weights" "bad/model.safetensors: (header length|tensor)"
+broken_model "truncated weights" "bad/model.safetensors: (header length|tensor)"
 rm -rf bad; cp -r model bad; printf '\377\377\377\377\377\377\377\177' > bad/model.safetensors
-broken "lying safetensors header" "header length [0-9]+ exceeds the file or the limit"
-rm -rf bad; cp -r model bad; sed -i 's/"encoder_attention_heads": 4/"encoder_attention_heads": 5/' bad/config.json
-broken "D % H in the config" "d_model=32 is not divisible by encoder_attention_heads=5"
-rm -rf bad; cp -r model bad; sed -i '/"decoder_ffn_dim"/d' bad/config.json
-broken "missing config key" "missing key 'decoder_ffn_dim'"
-rm -rf bad; cp -r model bad; sed -i 's/"d_model": 32/"d_model": 64/' bad/config.json
-broken "weights of another architecture" "tensor 'model.shared.weight' has shape \[$v,32\], expected \[$v,64\]"
-rm -rf bad; cp -r model bad; sed -i "s/\"vocab_size\": $v/\"vocab_size\": $((v - 5))/" bad/config.json
-broken "contradictory vocabulary sizes" "share_encoder_decoder_embeddings needs decoder_vocab_size=$v equal to vocab_size=$((v - 5))"
-rm -rf bad; cp -r model bad; sed -i "s/vocab_size\": $v/vocab_size\": $((v - 5))/g" bad/config.json
-broken "vocabulary smaller than the weights" "tensor 'model.shared.weight' has shape \[$v,32\], expected \[$((v - 5)),32\]"
+broken_model "lying safetensors header" "header length [0-9]+ exceeds the file or the limit"
+bad_config "D % H in the config" 's/"encoder_attention_heads": 4/"encoder_attention_heads": 5/' "d_model=32 is not divisible by encoder_attention_heads=5"
+bad_config "missing config key" '/"decoder_ffn_dim"/d' "missing key 'decoder_ffn_dim'"
+bad_config "weights of another architecture" 's/"d_model": 32/"d_model": 64/' "tensor 'model.shared.weight' has shape \[$v,32\], expected \[$v,64\]"
+bad_config "contradictory vocabulary sizes" "s/\"vocab_size\": $v/\"vocab_size\": $((v - 5))/" "share_encoder_decoder_embeddings needs decoder_vocab_size=$v equal to vocab_size=$((v - 5))"
+bad_config "vocabulary smaller than the weights" "s/vocab_size\": $v/vocab_size\": $((v - 5))/g" "tensor 'model.shared.weight' has shape \[$v,32\], expected \[$((v - 5)),32\]"
 rm -rf bad; cp -r model bad; echo '{not json' > bad/config.json
-broken "malformed config" "bad/config.json: malformed JSON"
+broken_model "malformed config" "bad/config.json: malformed JSON"
 rm -rf bad; cp -r model bad; echo 'garbage' > bad/source.spm
-broken "corrupt tokenizer" "bad/source.spm: not a SentencePiece model"
+broken_model "corrupt tokenizer" "bad/source.spm: not a SentencePiece model"
 expect_status 1 "not a directory" -- bash -c 'echo Haus | tfm-translate -m /nonexistent'
 expect_err "/nonexistent: not a model directory" "not a directory message"
 finish

@@ -27,6 +27,8 @@ TEST_CASE("json: depth is bounded while parsing; values are quoted short") {
     const std::string ok64 = std::string(63, '[') + std::string(63, ']');
     CHECK(parse_json("{\"a\": " + ok64 + "}", "x.json").is_object());
     CHECK(error_of([] { parse_json("{\"a\": ", "x.json"); }).find("x.json: malformed JSON") != std::string::npos);
+    const std::string huge_token = "{\"a\": " + std::string(100000, 'x') + "}";
+    CHECK(error_of([&] { parse_json(huge_token, "x.json"); }).size() < 300);
     CHECK(json_excerpt(Json::parse("[1,2,3]")) == "an array of 3");
     CHECK(json_excerpt(Json::parse("{\"a\":1}")) == "an object of 1 keys");
     CHECK(json_excerpt(Json(std::string(1000, 'x'))).size() < 60);

@@ -1,4 +1,4 @@
-// The architecture of a model, as config.json of a model directory states it (DESIGN.md §4):
+// The architecture of a model, as config.json of a model directory states it (docs/design.md §4):
 // HF MarianConfig keys, plus tfm_* keys where the paper needs what Marian does not say.
 // A config with "model_type": "marian" and no tfm_* keys means what it means to HF
 // transformers: sinusoidal positions in the halves layout, post-norm, LayerNorm eps 1e-5.

@@ -1,6 +1,6 @@
 // tfm::Error and its kinds. The library never prints and never exits: it throws one of
 // these with a message that names the record, tensor or shape involved; tools map the kind
-// to an exit code (DESIGN.md §5).
+// to an exit code (docs/design.md §5).
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // The parameters of the encoder-decoder Transformer, named as HF MarianMT names them in
-// model.safetensors (DESIGN.md §4), with random initialisation, loading and saving.
+// model.safetensors (docs/design.md §4), with random initialisation, loading and saving.
 #pragma once
 
 #include <cstdint>

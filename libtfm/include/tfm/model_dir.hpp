@@ -1,4 +1,4 @@
-// A model directory (DESIGN.md §4): config.json, model.safetensors, source.spm and
+// A model directory (docs/design.md §4): config.json, model.safetensors, source.spm and
 // target.spm (or one shared spm.model), optional vocab.json. Read by every tool that runs a
 // model; written atomically by tfm-init and training.
 #pragma once

@@ -1,4 +1,4 @@
-// Tensor streams (DESIGN.md §3): a concatenation of .npy arrays, or the text format.
+// Tensor streams (docs/design.md §3): a concatenation of .npy arrays, or the text format.
 // Read record by record with bounded memory; the input format is detected from the first
 // bytes, the output format is chosen by the caller (never binary to a terminal).
 #pragma once

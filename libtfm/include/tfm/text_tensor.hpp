@@ -1,4 +1,4 @@
-// The text tensor format (DESIGN.md §3): numbers separated by spaces, one matrix row per
+// The text tensor format (docs/design.md §3): numbers separated by spaces, one matrix row per
 // line, a blank line between tensors; "# shape: 2 5 64" before a tensor whose rank is not 2
 // (and before any empty tensor); other lines starting with '#' are comments.
 #pragma once

@@ -1,4 +1,4 @@
-// Text <-> model ids through SentencePiece (DESIGN.md §4): source.spm and target.spm (or one
+// Text <-> model ids through SentencePiece (docs/design.md §4): source.spm and target.spm (or one
 // shared *.spm); with vocab.json, pieces map through it (unknown piece -> <unk>), otherwise
 // SentencePiece ids are the model ids. A source is its pieces' ids followed by eos.
 #pragma once
