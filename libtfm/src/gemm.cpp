@@ -22,9 +22,6 @@ namespace tfm {
 
 namespace {
 std::string dims(std::size_t r, std::size_t c) { return "[" + std::to_string(r) + "," + std::to_string(c) + "]"; }
-}  // namespace
-
-namespace {
 
 // Thread-count invariance. OpenBLAS computes an element of C with one of several code paths
 // depending on where its row falls in the call: the kernels take rows in groups (12 for the

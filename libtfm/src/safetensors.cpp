@@ -132,7 +132,8 @@ SafeTensors SafeTensors::open(const std::string& path) {
                 st.metadata_[k] = v.is_string() ? v.get<std::string>() : json_excerpt(v);
             continue;
         }
-        auto where = "tensor " + json_excerpt(name) + ": ";
+        const std::string quoted = json_excerpt(name);  // "name", cut short, control characters replaced
+        const std::string where = "tensor '" + quoted.substr(1, quoted.size() - 2) + "': ";
         if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
             !entry.contains("data_offsets"))
             throw bad(where + "needs dtype, shape and data_offsets");
@@ -158,7 +159,12 @@ SafeTensors SafeTensors::open(const std::string& path) {
             throw bad(where + "data_offsets [" + std::to_string(info.begin) + "," +
                       std::to_string(info.end) + "] lie outside the " + std::to_string(data_size) +
                       " data bytes");
-        std::size_t numel = checked_numel(info.shape, data_size);
+        std::size_t numel = 0;
+        try {
+            numel = checked_numel(info.shape, data_size);
+        } catch (const Error& e) {
+            throw bad(where + e.what());
+        }
         if (numel * isz != info.end - info.begin)
             throw bad(where + "shape " + shape_str(info.shape) + " of " + info.dtype + " needs " +
                       std::to_string(numel * isz) + " bytes, data_offsets give " +

@@ -138,6 +138,18 @@ text += " " * ((8 - len(text) % 8) % 8)
 open(path, "wb").write(struct.pack("<Q", len(text)) + text.encode() + body)
 EOF
 broken_model "200000-deep __metadata__ in the safetensors header" 'bad/model.safetensors: header: JSON nested deeper than 64 levels'
+rm -rf bad; cp -r model bad
+python3 - bad/model.safetensors <<'EOF'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + n])
+header["model.shared.weight"]["shape"] = [2147483648, 2147483648]
+text = json.dumps(header)
+text += " " * ((8 - len(text) % 8) % 8)
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(text)) + text.encode() + data[8 + n:])
+EOF
+broken_model "a tensor of 2^62 elements" 'bad/model.safetensors: tensor .model.shared.weight.: shape \[2147483648,2147483648\] has more than'
 bad_config "eps 1e300" 's/"tfm_layer_norm_eps": [0-9.e-]*/"tfm_layer_norm_eps": 1e300/' "key 'tfm_layer_norm_eps' must be a number from 1e-12 to 0.1"
 bad_config "2.7 layers" 's/"encoder_layers": 2/"encoder_layers": 2.7/' "key 'encoder_layers' must be an integer from 1 to 1024, got 2.7"
 bad_config "an id past int64" 's/"decoder_start_token_id": 0/"decoder_start_token_id": 99999999999999999999/' "key 'decoder_start_token_id' must be an integer from 0 to [0-9]+, got 1e\+20"
