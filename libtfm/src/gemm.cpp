@@ -58,6 +58,11 @@ std::size_t column_block(std::size_t n) {
     return 4096;
 }
 
+// At most this many rows per call (a multiple of every row group): OpenBLAS walks a call's rows
+// in blocks of its own (thousands, set when it starts), and a call within one block keeps every
+// row in its place in its group.
+constexpr std::size_t kMaxSlab = 8160;
+
 struct Call {
     std::size_t i0, rows, j0, cols;
 };
@@ -91,6 +96,7 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float be
         const std::size_t cols = std::min(width, n - j0);
         std::size_t slab = ((m + row_parts - 1) / row_parts + q - 1) / q * q;
         if (slab >= m || may_take_small_path(slab, cols, k)) slab = m;
+        slab = std::min(slab, kMaxSlab);
         for (std::size_t i0 = 0; i0 < m; i0 += slab) calls.push_back({i0, std::min(slab, m - i0), j0, cols});
     }
     const CBLAS_TRANSPOSE ta = op_a == Op::N ? CblasNoTrans : CblasTrans, tb = op_b == Op::N ? CblasNoTrans : CblasTrans;

@@ -70,7 +70,7 @@ TEST_CASE("gemm: the same bits for 1, 2 and 3 threads, for every transpose, spli
     // Large enough to be split between threads (by row slabs and column blocks), with row
     // counts that are not multiples of the kernel's row group, and a vocabulary-sized n.
     struct Shape3 { std::size_t m, n, k; };
-    const Shape3 shapes[] = {{301, 512, 128}, {250, 1000, 96}, {37, 3000, 64}, {613, 700, 300}};
+    const Shape3 shapes[] = {{301, 512, 128}, {250, 1000, 96}, {37, 3000, 64}, {613, 700, 300}, {9001, 48, 40}};
     CHECK((gemm_row_quantum() == 12 || gemm_row_quantum() == 24));
     for (const Shape3 sh : shapes)
         for (Op op_a : {Op::N, Op::T})
