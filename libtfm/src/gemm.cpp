@@ -43,7 +43,7 @@ std::size_t row_quantum() {
 
 // On CPUs with AVX-512, OpenBLAS takes other paths for small products (a "small matrix"
 // kernel up to 10^6 multiply-adds, a "direct" one for NN products below 28*512*512), chosen
-// per call from its size: rows are split only into calls too large for either.
+// per call from its size: rows are split between threads only into calls too large for either.
 bool may_take_small_path(std::size_t m, std::size_t n, std::size_t k) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
     return avx512 && double(m) * double(n) * double(k) < 28.0 * 512 * 512;
@@ -94,9 +94,15 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float be
     std::vector<Call> calls;
     for (std::size_t j0 = 0; j0 < n; j0 += width) {
         const std::size_t cols = std::min(width, n - j0);
-        std::size_t slab = ((m + row_parts - 1) / row_parts + q - 1) / q * q;
-        if (slab >= m || may_take_small_path(slab, cols, k)) slab = m;
-        slab = std::min(slab, kMaxSlab);
+        // A plan of slab-row calls keeps every row on OpenBLAS's ordinary path if its smallest
+        // call does; the one-thread plan is used unless both plans do.
+        const auto ordinary = [&](std::size_t slab) {
+            const std::size_t last = m - (m - 1) / slab * slab;
+            return !may_take_small_path(std::min(slab, last), cols, k);
+        };
+        const std::size_t one_thread = std::min(m, kMaxSlab);
+        std::size_t slab = std::min(((m + row_parts - 1) / row_parts + q - 1) / q * q, kMaxSlab);
+        if (slab >= one_thread || !ordinary(slab) || !ordinary(one_thread)) slab = one_thread;
         for (std::size_t i0 = 0; i0 < m; i0 += slab) calls.push_back({i0, std::min(slab, m - i0), j0, cols});
     }
     const CBLAS_TRANSPOSE ta = op_a == Op::N ? CblasNoTrans : CblasTrans, tb = op_b == Op::N ? CblasNoTrans : CblasTrans;
