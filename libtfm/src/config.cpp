@@ -39,16 +39,9 @@ namespace {
 
 using nlohmann::json;
 
-// Bounds on sizes read from a config: far beyond any published model, small enough that
-// products of them stay far from overflow; what the weights hold is checked against them later.
-constexpr std::int64_t kMaxDim = std::int64_t(1) << 16;       // d_model, heads
-constexpr std::int64_t kMaxLayers = 1024;
-constexpr std::int64_t kMaxFfn = std::int64_t(1) << 20;
-constexpr std::int64_t kMaxVocab = std::int64_t(1) << 24;
-constexpr std::int64_t kMaxPositions = std::int64_t(1) << 20;
-
-std::size_t size_key(const json& j, const std::string& key, std::int64_t hi, const std::string& path) {
-    return std::size_t(json_int(j, key, 1, hi, path));
+// A size within the bounds of config.hpp; what the weights hold is checked against it later.
+std::size_t size_key(const json& j, const std::string& key, std::size_t hi, const std::string& path) {
+    return std::size_t(json_int(j, key, 1, std::int64_t(hi), path));
 }
 
 std::string text_key(const json& j, const std::string& key, const std::string& fallback, const std::string& path) {
@@ -77,11 +70,11 @@ ModelConfig load_config(const std::string& path) {
     ModelConfig c;
     std::string type = text_key(j, "model_type", "marian", path);
     if (type != "marian") throw Error(path + ": model_type " + json_excerpt(type) + " is not supported (marian)");
-    c.d_model = size_key(j, "d_model", kMaxDim, path);
+    c.d_model = size_key(j, "d_model", kMaxModelDim, path);
     c.encoder_layers = size_key(j, "encoder_layers", kMaxLayers, path);
     c.decoder_layers = size_key(j, "decoder_layers", kMaxLayers, path);
-    c.encoder_heads = size_key(j, "encoder_attention_heads", kMaxDim, path);
-    c.decoder_heads = size_key(j, "decoder_attention_heads", kMaxDim, path);
+    c.encoder_heads = size_key(j, "encoder_attention_heads", kMaxModelDim, path);
+    c.decoder_heads = size_key(j, "decoder_attention_heads", kMaxModelDim, path);
     c.encoder_ffn = size_key(j, "encoder_ffn_dim", kMaxFfn, path);
     c.decoder_ffn = size_key(j, "decoder_ffn_dim", kMaxFfn, path);
     c.vocab_size = size_key(j, "vocab_size", kMaxVocab, path);
@@ -92,9 +85,10 @@ ModelConfig load_config(const std::string& path) {
         throw Error(path + ": " + e.what());
     }
     c.scale_embedding = json_bool(j, "scale_embedding", path);
-    c.pad_id = json_int(j, "pad_token_id", 0, kMaxVocab - 1, path);
-    c.eos_id = json_int(j, "eos_token_id", 0, kMaxVocab - 1, path);
-    c.decoder_start_id = json_int(j, "decoder_start_token_id", 0, kMaxVocab - 1, path);
+    const auto max_id = std::int64_t(kMaxVocab) - 1;
+    c.pad_id = json_int(j, "pad_token_id", 0, max_id, path);
+    c.eos_id = json_int(j, "eos_token_id", 0, max_id, path);
+    c.decoder_start_id = json_int(j, "decoder_start_token_id", 0, max_id, path);
     c.tie_word_embeddings = json_has(j, "tie_word_embeddings") ? json_bool(j, "tie_word_embeddings", path) : true;
     c.share_embeddings = json_has(j, "share_encoder_decoder_embeddings")
                              ? json_bool(j, "share_encoder_decoder_embeddings", path)

@@ -15,6 +15,11 @@ namespace tfm {
 namespace {
 constexpr std::size_t kChunk = std::size_t(1) << 16;
 
+// "name: write error: <errno text>" ("write error: ..." for stdout, which has no name).
+Error write_error(const std::string& name, int err) {
+    return Error((name.empty() ? "" : name + ": ") + "write error: " + std::strerror(err));
+}
+
 void write_all(int fd, const char* p, std::size_t n, const std::string& name) {
     std::size_t done = 0;
     while (done < n) {
@@ -22,7 +27,7 @@ void write_all(int fd, const char* p, std::size_t n, const std::string& name) {
         if (put < 0 && errno == EINTR) continue;
         if (put < 0) {
             if (errno == EPIPE) throw BrokenPipe();
-            throw Error((name.empty() ? "" : name + ": ") + "write error: " + std::strerror(errno));
+            throw write_error(name, errno);
         }
         done += std::size_t(put);
     }
@@ -64,27 +69,22 @@ int open_regular_file(const std::string& path) {
 
 std::string read_regular_file(const std::string& path, std::size_t max_bytes) {
     const int fd = open_regular_file(path);
-    struct stat st {};
-    ::fstat(fd, &st);
-    if (std::uint64_t(st.st_size) > max_bytes) {
-        ::close(fd);
-        throw Error(path + ": " + std::to_string(st.st_size) + " bytes, more than the limit of " +
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    Input in(fd, path);
+    // remaining() is the file's size; a file that grows while it is read is held to the limit too.
+    if (*in.remaining() > max_bytes)
+        throw Error(path + ": " + std::to_string(*in.remaining()) + " bytes, more than the limit of " +
                     std::to_string(max_bytes));
-    }
     std::string data;
-    try {
-        Input in(fd, path);
-        char buf[1 << 16];
-        while (std::size_t got = in.read(buf, sizeof buf)) {
-            if (data.size() + got > max_bytes)
-                throw Error(path + ": more than the limit of " + std::to_string(max_bytes) + " bytes");
-            data.append(buf, got);
-        }
-    } catch (...) {
-        ::close(fd);
-        throw;
+    char buf[1 << 16];
+    while (std::size_t got = in.read(buf, sizeof buf)) {
+        if (data.size() + got > max_bytes)
+            throw Error(path + ": more than the limit of " + std::to_string(max_bytes) + " bytes");
+        data.append(buf, got);
     }
-    ::close(fd);
     return data;
 }
 
@@ -253,7 +253,7 @@ Output::~Output() {
     } catch (const std::exception& e) {
         keep_unreported(e.what());
     }
-    if (owned_ && fd_ >= 0 && ::close(fd_) != 0) keep_unreported((name_.empty() ? "" : name_ + ": ") + "write error: " + std::strerror(errno));
+    if (owned_ && fd_ >= 0 && ::close(fd_) != 0) keep_unreported(write_error(name_, errno).what());
 }
 
 void Output::close() {
@@ -266,9 +266,9 @@ void Output::close() {
         if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
             const int e = errno;
             ::close(fd);
-            throw Error(name_ + ": write error: " + std::strerror(e));
+            throw write_error(name_, e);
         }
-        if (::close(fd) != 0) throw Error(name_ + ": write error: " + std::strerror(errno));
+        if (::close(fd) != 0) throw write_error(name_, errno);
     }
 }
 

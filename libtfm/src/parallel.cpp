@@ -27,8 +27,6 @@ inline void cpu_relax() {
 #endif
 }
 
-constexpr int kMaxThreads = 1024;
-
 int default_threads() {
     if (const char* env = std::getenv("TFM_THREADS")) {
         char* end = nullptr;

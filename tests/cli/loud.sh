@@ -102,7 +102,7 @@ bad_option --attention-layers tfm-encode -m model --attention-out a.npy --attent
 bad_option --attention-layers tfm-encode -m model --attention-out a.npy --attention-layers 7
 bad_option --vocab-size tfm-init -o v0 --train-spm corpus.txt --vocab-size 0
 bad_option --d-model tfm-init -o huge --spm model/source.spm --preset tiny --d-model 60000 --heads 1
-bad_option -m tfm-translate -m ''
+bad_option '--model: an empty string' tfm-translate -m ''
 bad_option "--n" tfm-bench attention --n 1:99999999999999:x2
 bad_option "--n" tfm-bench sgemm --n 64,64
 bad_option --reps tfm-bench sgemm --reps 0

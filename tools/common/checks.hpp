@@ -9,6 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tfm/config.hpp"
+#include "tfm/parallel.hpp"
+
 namespace tfm::tool {
 
 // [lo, hi], or [lo, hi) when hi_open (probabilities: "from 0 to below 1").
@@ -19,12 +22,12 @@ CLI::Validator in_range(double lo, double hi, bool hi_open = false);
 std::vector<std::size_t> option_range(const std::string& option, const std::string& spec, std::size_t lo = 1,
                                       std::size_t hi = std::size_t(1) << 20);
 
-// Caps shared by the tools.
-constexpr double kMaxThreads = 1024;
+// Caps shared by the tools (model sizes and threads: the library's own bounds).
+constexpr double kMaxThreads = tfm::kMaxThreads;
 constexpr double kMaxBatch = 1 << 16;       // sentences per batch
 constexpr double kMaxWindow = 1 << 20;      // sentences read ahead
 constexpr double kMaxLength = 1 << 20;      // tokens
-constexpr double kMaxDim = 1 << 16;         // D, H, head and hidden sizes
+constexpr double kMaxDim = double(tfm::kMaxModelDim);  // D, H, head and hidden sizes
 constexpr double kMaxCount = 1e15;          // steps, positions, seeds of counts
 
 }  // namespace tfm::tool

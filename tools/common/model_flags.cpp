@@ -24,11 +24,11 @@ void add_arch_flags(CLI::App& app, ArchFlags& f) {
     app.add_option("--norm", f.norm, "post (default, the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
     app.add_option("--activation", f.activation, "relu (default), gelu or swish")
         ->check(CLI::IsMember({"relu", "gelu", "swish"}));
-    app.add_option("--max-positions", f.max_positions, "Longest sequence (default 512)")->check(in_range(1, 1 << 20));
-    app.add_option("--layers", f.layers, "Encoder and decoder layers N")->check(in_range(1, 1024));
+    app.add_option("--max-positions", f.max_positions, "Longest sequence (default 512)")->check(in_range(1, double(kMaxPositions)));
+    app.add_option("--layers", f.layers, "Encoder and decoder layers N")->check(in_range(1, double(kMaxLayers)));
     app.add_option("--d-model", f.d_model, "Model width D")->check(in_range(1, kMaxDim));
     app.add_option("--heads", f.heads, "Attention heads H")->check(in_range(1, kMaxDim));
-    app.add_option("--ffn", f.ffn, "Feed-forward width F")->check(in_range(1, 1 << 20));
+    app.add_option("--ffn", f.ffn, "Feed-forward width F")->check(in_range(1, double(kMaxFfn)));
     app.add_flag("--untied", f.untied, "A separate output projection (default: tied to the shared embedding)");
 }
 

@@ -16,6 +16,14 @@ enum class NormPlacement { Post, Pre };
 Activation parse_activation(const std::string& name);  // relu | gelu | swish | silu
 const char* activation_name(Activation a);
 
+// Bounds on a model's sizes, for config.json and for the flags that build one: far beyond any
+// published model, small enough that products of them stay far from overflow.
+constexpr std::size_t kMaxModelDim = std::size_t(1) << 16;  // d_model, heads
+constexpr std::size_t kMaxLayers = 1024;
+constexpr std::size_t kMaxFfn = std::size_t(1) << 20;
+constexpr std::size_t kMaxVocab = std::size_t(1) << 24;
+constexpr std::size_t kMaxPositions = std::size_t(1) << 20;
+
 struct ModelConfig {
     std::size_t d_model = 0;                  // D
     std::size_t encoder_layers = 0, decoder_layers = 0;

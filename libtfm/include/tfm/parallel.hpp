@@ -10,6 +10,9 @@
 
 namespace tfm {
 
+// The most threads the pool takes (--threads, TFM_THREADS).
+constexpr int kMaxThreads = 1024;
+
 // Threads used (the caller counts as one). Default: the TFM_THREADS environment variable,
 // else the number of online CPUs.
 int num_threads();
