@@ -5,10 +5,10 @@
 
 #include "common/checks.hpp"
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/parallel.hpp"
-#include "tfm/multihead.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/base/parallel.hpp"
+#include "tfm/nn/multihead.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace {
 

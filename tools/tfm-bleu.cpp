@@ -1,9 +1,9 @@
 // tfm-bleu: corpus BLEU of a hypothesis file against a reference file, as sacreBLEU reports
 // it by default (13a tokenisation, cased, brevity penalty).
 #include "common/tool.hpp"
-#include "tfm/bleu.hpp"
-#include "tfm/error.hpp"
-#include "tfm/line_reader.hpp"
+#include "tfm/decode/bleu.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/line_reader.hpp"
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-bleu", "Corpus BLEU (sacreBLEU-compatible: 13a, cased) of hypotheses against references.",

@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace {
 

@@ -6,10 +6,10 @@
 #include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
-#include "tfm/parallel.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
+#include "tfm/base/parallel.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace {
 

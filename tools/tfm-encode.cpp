@@ -10,10 +10,10 @@
 #include "common/model_option.hpp"
 #include "common/checks.hpp"
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
-#include "tfm/parallel.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
+#include "tfm/base/parallel.hpp"
+#include "tfm/io/stream.hpp"
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-encode", "Encode text lines with a Transformer encoder: one memory [S,D] per line.",

@@ -3,8 +3,8 @@
 #include <sys/stat.h>
 
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-export", "Copy a model directory's model, tokenizer and config, weights as F32, F16 or BF16.",

@@ -9,9 +9,9 @@
 #include "common/checks.hpp"
 #include "common/model_flags.hpp"
 #include "common/tool.hpp"
-#include "tfm/dir_guard.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
+#include "tfm/io/dir_guard.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-init", "Create a randomly initialised Transformer model directory.",

@@ -3,11 +3,11 @@
 
 #include "common/checks.hpp"
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/heatmap.hpp"
-#include "tfm/io.hpp"
-#include "tfm/line_reader.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "pictures/heatmap.hpp"
+#include "tfm/io/io.hpp"
+#include "tfm/io/line_reader.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace {
 

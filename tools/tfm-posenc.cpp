@@ -7,9 +7,9 @@
 
 #include "common/checks.hpp"
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/posenc.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/nn/posenc.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace {
 

@@ -16,12 +16,12 @@
 #include "common/checks.hpp"
 #include "common/model_flags.hpp"
 #include "common/tool.hpp"
-#include "tfm/checkpoint.hpp"
-#include "tfm/dir_guard.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
-#include "tfm/parallel.hpp"
-#include "tfm/trainer.hpp"
+#include "tfm/train/checkpoint.hpp"
+#include "tfm/io/dir_guard.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
+#include "tfm/base/parallel.hpp"
+#include "tfm/train/trainer.hpp"
 
 namespace {
 

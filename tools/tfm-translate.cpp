@@ -6,9 +6,9 @@
 #include "common/source_lines.hpp"
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
-#include "tfm/parallel.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
+#include "tfm/base/parallel.hpp"
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-translate", "Translate text lines with a Transformer model, one output line per input line.",

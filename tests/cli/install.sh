@@ -5,11 +5,17 @@
 prefix=$PWD/prefix
 expect_status 0 "cmake --install" -- cmake --install "$TFM_BUILD" --prefix "$prefix"
 libdir=$(cd "$prefix" && ls -d lib* | head -1)
-for f in bin/tfm-posenc bin/tfm-attend bin/tfm-cat bin/tfm-bench "$libdir/libtfm.so" include/tfm/attention.hpp \
+for f in bin/tfm-posenc bin/tfm-attend bin/tfm-cat bin/tfm-bench "$libdir/libtfm.so" include/tfm/nn/attention.hpp \
          include/tfm/version.hpp share/man/man1/tfm-attend.1 share/man/man1/tfm-posenc.1 \
          "$libdir/cmake/tfm/tfmConfig.cmake" "$libdir/pkgconfig/tfm.pc"; do
     [ -e "$prefix/$f" ] && ok || fail "not installed: $f"
 done
+# The library's headers, in their tiers; the benchmarks and pictures stay with the tools.
+for tier in base io nn model decode train; do
+    [ -d "$prefix/include/tfm/$tier" ] && ok || fail "headers of tier $tier not installed"
+done
+extra=$(find "$prefix/include" -name 'bench*.hpp' -o -name 'plot.hpp' -o -name 'image.hpp' -o -name 'stack.hpp')
+[ -z "$extra" ] && ok || fail "tool headers installed with the library: $extra"
 expect_status 0 "installed tools run (relocatable)" -- env -u LD_LIBRARY_PATH "$prefix/bin/tfm-posenc" -n 2 -d 4 -t
 [ "$(head -1 out)" = "0 1 0 1" ] && ok || fail "installed tfm-posenc output: $(cat out)"
 # The shipped model is installed, and the installed tools find it without -m.
@@ -32,7 +38,7 @@ target_link_libraries(consumer PRIVATE tfm::tfm)
 CMAKE
 cat > consumer/main.cpp <<'CPP'
 #include <cstdio>
-#include <tfm/posenc.hpp>
+#include <tfm/nn/posenc.hpp>
 int main() {
     auto pe = tfm::sinusoidal_encoding(2, 4, {});
     std::printf("%.6f %.6f\n", pe(1, 0), pe(1, 1));

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace tfm_fuzz {
 

@@ -3,8 +3,8 @@
 #include <cstdint>
 
 #include "fuzz_common.hpp"
-#include "tfm/config.hpp"
-#include "tfm/error.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/base/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path = tfm_fuzz::write_scratch("config.json", data, size);

@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "fuzz_common.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
 
 namespace {
 std::string read(const std::string& path) {

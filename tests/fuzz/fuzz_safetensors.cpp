@@ -3,8 +3,8 @@
 #include <cstdint>
 
 #include "fuzz_common.hpp"
-#include "tfm/error.hpp"
-#include "tfm/safetensors.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/safetensors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path = tfm_fuzz::write_scratch("w.safetensors", data, size);

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "fuzz_common.hpp"
-#include "tfm/error.hpp"
-#include "tfm/model_dir.hpp"
-#include "tfm/translator.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
+#include "tfm/decode/translator.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const tfm::ModelDir md = tfm::load_model_dir(tfm_fuzz::tiny_model_dir());

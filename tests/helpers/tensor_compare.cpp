@@ -9,8 +9,8 @@
 #include <cstring>
 #include <string>
 
-#include "tfm/error.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/stream.hpp"
 
 int main(int argc, char** argv) {
     double rtol = 1e-5, atol = 1e-6;

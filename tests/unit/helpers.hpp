@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "tfm/error.hpp"
-#include "tfm/io.hpp"
-#include "tfm/random.hpp"
-#include "tfm/stream.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
+#include "tfm/base/random.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace tfm_test {
 

@@ -5,9 +5,9 @@
 #include <xtensor/xview.hpp>
 
 #include "helpers.hpp"
-#include "tfm/error.hpp"
-#include "tfm/multihead.hpp"
-#include "tfm/parallel.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/nn/multihead.hpp"
+#include "tfm/base/parallel.hpp"
 
 using namespace tfm;
 using tfm_test::check_close;

@@ -5,10 +5,10 @@
 #include <functional>
 
 #include "helpers.hpp"
-#include "tfm/feedforward.hpp"
-#include "tfm/layernorm.hpp"
-#include "tfm/multihead.hpp"
-#include "tfm/training.hpp"
+#include "tfm/nn/feedforward.hpp"
+#include "tfm/nn/layernorm.hpp"
+#include "tfm/nn/multihead.hpp"
+#include "tfm/train/training.hpp"
 
 using namespace tfm;
 using tfm_test::random_vec;

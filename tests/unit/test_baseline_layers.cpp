@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "helpers.hpp"
-#include "tfm/attention.hpp"
-#include "tfm/baseline_layers.hpp"
-#include "tfm/random.hpp"
+#include "tfm/nn/attention.hpp"
+#include "bench/baseline_layers.hpp"
+#include "tfm/base/random.hpp"
 
 using namespace tfm;
 using tfm_test::random_vec;

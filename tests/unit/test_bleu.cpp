@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "helpers.hpp"
-#include "tfm/bleu.hpp"
+#include "tfm/decode/bleu.hpp"
 
 using namespace tfm;
 

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "helpers.hpp"
-#include "tfm/dropout.hpp"
-#include "tfm/parallel.hpp"
+#include "tfm/nn/dropout.hpp"
+#include "tfm/base/parallel.hpp"
 
 using namespace tfm;
 using tfm_test::random_vec;

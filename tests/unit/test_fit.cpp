@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "helpers.hpp"
-#include "tfm/fit.hpp"
-#include "tfm/random.hpp"
+#include "bench/fit.hpp"
+#include "tfm/base/random.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

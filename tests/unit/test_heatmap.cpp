@@ -2,9 +2,9 @@
 #include <zlib.h>
 
 #include "helpers.hpp"
-#include "tfm/bitmap_font.hpp"
-#include "tfm/heatmap.hpp"
-#include "tfm/plot.hpp"
+#include "pictures/bitmap_font.hpp"
+#include "pictures/heatmap.hpp"
+#include "pictures/plot.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

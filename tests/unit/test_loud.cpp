@@ -10,12 +10,12 @@
 #include <string>
 
 #include "helpers.hpp"
-#include "tfm/bench.hpp"
-#include "tfm/dir_guard.hpp"
-#include "tfm/error.hpp"
-#include "tfm/io.hpp"
-#include "tfm/json.hpp"
-#include "tfm/stream.hpp"
+#include "common/ranges.hpp"
+#include "tfm/io/dir_guard.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
+#include "tfm/io/json.hpp"
+#include "tfm/io/stream.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

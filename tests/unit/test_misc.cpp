@@ -5,13 +5,14 @@
 #include <cstring>
 
 #include "helpers.hpp"
-#include "tfm/bench.hpp"
-#include "tfm/error.hpp"
-#include "tfm/fast_math.hpp"
-#include "tfm/gemm.hpp"
-#include "tfm/parallel.hpp"
-#include "tfm/random.hpp"
-#include "tfm/table.hpp"
+#include "bench/bench.hpp"
+#include "common/ranges.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/base/fast_math.hpp"
+#include "tfm/base/gemm.hpp"
+#include "tfm/base/parallel.hpp"
+#include "tfm/base/random.hpp"
+#include "bench/table.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

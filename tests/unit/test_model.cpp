@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "helpers.hpp"
-#include "tfm/decoder.hpp"
-#include "tfm/encoder.hpp"
-#include "tfm/translator.hpp"
+#include "tfm/model/decoder.hpp"
+#include "tfm/model/encoder.hpp"
+#include "tfm/decode/translator.hpp"
 
 using namespace tfm;
 using tfm_test::check_close;

@@ -2,8 +2,8 @@
 #include <cstring>
 
 #include "helpers.hpp"
-#include "tfm/error.hpp"
-#include "tfm/npy.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/npy.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

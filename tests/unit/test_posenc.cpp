@@ -1,8 +1,8 @@
 // Sinusoidal positional encoding: PyTorch fixtures in both layouts, odd D, and the
 // relative-position properties the paper relies on.
 #include "helpers.hpp"
-#include "tfm/error.hpp"
-#include "tfm/posenc.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/nn/posenc.hpp"
 
 using namespace tfm;
 

@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "helpers.hpp"
-#include "tfm/error.hpp"
-#include "tfm/safetensors.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/safetensors.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "helpers.hpp"
-#include "tfm/config.hpp"
-#include "tfm/line_reader.hpp"
-#include "tfm/utf8.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/io/line_reader.hpp"
+#include "tfm/base/utf8.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

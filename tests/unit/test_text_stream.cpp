@@ -1,6 +1,6 @@
 // The text tensor format: reading, writing, round trips and malformed input.
 #include "helpers.hpp"
-#include "tfm/error.hpp"
+#include "tfm/base/error.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;

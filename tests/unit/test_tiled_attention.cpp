@@ -3,8 +3,9 @@
 #include <cmath>
 
 #include "helpers.hpp"
-#include "tfm/random.hpp"
-#include "tfm/tiled_attention.hpp"
+#include "tfm/base/random.hpp"
+#include "tfm/nn/attention.hpp"
+#include "tfm/nn/tiled_attention.hpp"
 
 using namespace tfm;
 using tfm_test::random_vec;

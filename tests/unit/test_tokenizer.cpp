@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
-#include "tfm/config.hpp"
-#include "tfm/tokenizer.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/tokenizer.hpp"
 
 using namespace tfm;
 

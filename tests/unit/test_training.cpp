@@ -2,9 +2,9 @@
 // warmup schedule, label smoothing 0.1) learns to copy random sequences, and greedy search
 // then reproduces held-out sequences exactly. The test fails if learning breaks.
 #include "helpers.hpp"
-#include "tfm/optimizer.hpp"
-#include "tfm/training.hpp"
-#include "tfm/translator.hpp"
+#include "tfm/train/optimizer.hpp"
+#include "tfm/train/training.hpp"
+#include "tfm/decode/translator.hpp"
 
 using namespace tfm;
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "tfm/bench.hpp"
-#include "tfm/error.hpp"
+#include "common/ranges.hpp"
+#include "tfm/base/error.hpp"
 
 namespace tfm::tool {
 

@@ -9,8 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tfm/config.hpp"
-#include "tfm/parallel.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/base/parallel.hpp"
 
 namespace tfm::tool {
 

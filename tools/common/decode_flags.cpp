@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "checks.hpp"
-#include "tfm/error.hpp"
+#include "tfm/base/error.hpp"
 
 namespace tfm::tool {
 

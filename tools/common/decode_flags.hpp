@@ -6,9 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tfm/search.hpp"
-#include "tfm/tokenizer.hpp"
-#include "tfm/translator.hpp"
+#include "tfm/decode/search.hpp"
+#include "tfm/model/tokenizer.hpp"
+#include "tfm/decode/translator.hpp"
 
 namespace tfm::tool {
 

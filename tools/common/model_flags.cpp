@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "tfm/error.hpp"
+#include "tfm/base/error.hpp"
 
 namespace tfm::tool {
 

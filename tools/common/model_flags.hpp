@@ -5,8 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tfm/config.hpp"
-#include "tfm/tokenizer.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/tokenizer.hpp"
 
 namespace tfm::tool {
 

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "tfm/error.hpp"
+#include "tfm/base/error.hpp"
 
 namespace tfm::tool {
 

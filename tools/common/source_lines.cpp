@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "tfm/error.hpp"
+#include "tfm/base/error.hpp"
 
 namespace tfm::tool {
 

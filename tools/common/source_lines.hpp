@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tfm/io.hpp"
-#include "tfm/translator.hpp"
+#include "tfm/io/io.hpp"
+#include "tfm/decode/translator.hpp"
 
 namespace tfm::tool {
 

@@ -10,8 +10,8 @@
 #include <iostream>
 #include <new>
 
-#include "tfm/error.hpp"
-#include "tfm/io.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
 #include "tfm/version.hpp"
 
 namespace tfm::tool {

@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tfm/stream.hpp"
+#include "tfm/io/stream.hpp"
 
 namespace tfm::tool {
 

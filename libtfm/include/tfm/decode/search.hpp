@@ -1,0 +1,54 @@
+// Greedy and beam search. They know only a step function: "the last token of every live
+// hypothesis -> log-probabilities of the next", and a way to keep, reorder or duplicate
+// hypotheses; nothing about layers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tfm/base/gemm.hpp"
+
+namespace tfm {
+
+class StepFunction {
+public:
+    virtual ~StepFunction() = default;
+    virtual std::size_t vocab() const = 0;
+    // tokens [N], one per live row -> logprobs [N,V]
+    virtual void step(const std::vector<std::int64_t>& tokens, Mat logprobs) = 0;
+    // The new rows are the old rows rows[0], rows[1], ... (repeats allowed, others dropped).
+    virtual void select(const std::vector<std::size_t>& rows) = 0;
+};
+
+enum class LengthPenalty { None, Gnmt, Power };
+LengthPenalty parse_length_penalty(const std::string& name);  // none | gnmt | power
+
+// GNMT: ((5 + len) / 6)^alpha; Power: len^alpha; None: 1.
+double length_penalty(LengthPenalty kind, double alpha, std::size_t len);
+
+struct SearchOptions {
+    std::size_t beam = 4;                   // 1: greedy
+    std::size_t n_best = 1;                 // hypotheses returned per sentence (<= beam)
+    LengthPenalty penalty = LengthPenalty::Gnmt;
+    double alpha = 0.6;
+    std::int64_t start_id = 0, eos_id = 0;
+    std::vector<std::size_t> max_len;       // per sentence: most tokens generated (eos included)
+    std::size_t min_len = 0;                // eos is not allowed before this many other tokens
+};
+
+struct Hypothesis {
+    std::vector<std::int64_t> ids;  // generated tokens, without the start and without eos
+    double logprob = 0;             // sum of token log-probabilities (eos included when reached)
+    double score = 0;               // logprob / length_penalty(tokens generated)
+    bool finished = false;          // ended with eos (false: stopped at the length limit)
+};
+
+// For each of the batch's sentences (rows 0..B-1 of step at entry): its n-best list, best
+// first.
+std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t batch, const SearchOptions& opt);
+std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t batch, const SearchOptions& opt);
+// beam == 1 ? greedy : beam
+std::vector<std::vector<Hypothesis>> search(StepFunction& f, std::size_t batch, const SearchOptions& opt);
+
+}  // namespace tfm

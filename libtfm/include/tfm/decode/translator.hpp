@@ -1,0 +1,63 @@
+// Running the model over many sentences: batches of similar length (sorted within what the
+// caller hands over), padding and masks, results back in the caller's order. The tools
+// tfm-encode, tfm-decode and tfm-translate are thin loops over these functions, so the
+// one-process translation gives exactly what encode | decode gives.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "tfm/model/encoder.hpp"
+#include "tfm/decode/model_steps.hpp"
+#include "tfm/decode/search.hpp"
+#include "tfm/model/tokenizer.hpp"
+
+namespace tfm {
+
+// A source line as model ids: its pieces then eos, or nothing for a line without pieces
+// (empty or blank). Longer than the model's positions: cut to fit (eos kept) and marked.
+struct SourceIds {
+    std::vector<std::int64_t> ids;
+    std::size_t full_length = 0;  // before any cut
+    bool truncated = false;
+};
+SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c);
+// The same from a line of integer ids (--ids); eos is appended unless the line ends with it.
+SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c);
+
+struct DecodeOptions {
+    SearchOptions search;         // beam, n_best, length penalty (ids and limits are filled in)
+    double max_len_a = 1.0;       // output limit: a * source length + b (the paper: + 50) ...
+    std::size_t max_len_b = 50;
+    std::size_t max_len = 0;      // ... and at most this many tokens (0: no cap besides the model's)
+    std::size_t batch_size = 32;  // sentences per batch
+};
+
+// Most tokens generated (eos included) for a source of `source_len` tokens.
+std::size_t output_limit(const ModelConfig& c, std::size_t source_len, const DecodeOptions& opt);
+
+// Groups of indices, longest first, batch_size at most each; empty sequences are left out.
+std::vector<std::vector<std::size_t>> length_batches(const std::vector<std::size_t>& lengths, std::size_t batch_size);
+
+// One memory [S_i,D] per non-empty source; an empty source gives [0,D]. capture, when set,
+// receives for each source and each capture layer the weights [H,S_i,S_i] ([H,0,0] for an
+// empty source); its layers must be distinct and inside the encoder.
+struct EncodedCapture {
+    std::vector<std::size_t> layers;
+    std::vector<std::vector<xt::xtensor<float, 3>>> weights;  // [source][layer entry]
+};
+std::vector<xt::xtensor<float, 2>> encode_sources(const Model& m, const std::vector<std::vector<std::int64_t>>& sources,
+                                                  std::size_t batch_size, EncodedCapture* capture = nullptr);
+
+// Search over memories [S_i,D]; an empty memory gives one empty hypothesis.
+std::vector<std::vector<Hypothesis>> decode_memories(const Model& m, const std::vector<xt::xtensor<float, 2>>& memories,
+                                                     const DecodeOptions& opt);
+
+// Encoder and search in one go, batch by batch.
+std::vector<std::vector<Hypothesis>> translate_sources(const Model& m,
+                                                       const std::vector<std::vector<std::int64_t>>& sources,
+                                                       const DecodeOptions& opt);
+
+}  // namespace tfm

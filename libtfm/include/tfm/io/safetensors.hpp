@@ -1,0 +1,60 @@
+// The safetensors format: u64 little-endian header length N, N bytes of JSON
+// ({"name": {"dtype": "F32", "shape": [...], "data_offsets": [b, e]}, "__metadata__": {...}}),
+// then the data, offsets relative to its start. The file is memory-mapped and validated in
+// full before any tensor is handed out.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tfm/base/tensor.hpp"
+
+namespace tfm {
+
+struct TensorInfo {
+    std::string dtype;          // "F32", "F16", "BF16", "F64", "I32", "I64", ...
+    Shape shape;
+    std::size_t begin = 0, end = 0;  // byte offsets into the data section
+};
+
+class SafeTensors {
+public:
+    // Maps and validates the file; throws Error naming the file and what is wrong.
+    static SafeTensors open(const std::string& path);
+    SafeTensors(SafeTensors&&) noexcept;
+    SafeTensors& operator=(SafeTensors&&) noexcept;
+    ~SafeTensors();
+
+    const std::string& path() const { return path_; }
+    bool contains(const std::string& name) const { return infos_.count(name) != 0; }
+    const std::map<std::string, TensorInfo>& tensors() const { return infos_; }
+    const std::map<std::string, std::string>& metadata() const { return metadata_; }
+    // The tensor as float32 (F32, F16, BF16 and F64 are converted); throws when missing.
+    FloatArray get(const std::string& name) const;
+    // As get(), and the shape must be `expected`; the error names both shapes.
+    FloatArray get(const std::string& name, const Shape& expected) const;
+
+private:
+    SafeTensors() = default;
+    std::string path_;
+    const unsigned char* map_ = nullptr;
+    std::size_t size_ = 0;
+    std::size_t data_start_ = 0;
+    std::map<std::string, TensorInfo> infos_;
+    std::map<std::string, std::string> metadata_;
+};
+
+struct NamedTensor {
+    std::string name;
+    const float* data;
+    Shape shape;
+};
+
+// Writes tensors atomically (temporary file in the same directory, then rename), stored as
+// dtype F32, F16 or BF16 (rounded to nearest even; F16 overflow becomes inf).
+void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                      const std::map<std::string, std::string>& metadata = {}, const std::string& dtype = "F32");
+
+}  // namespace tfm

@@ -1,0 +1,79 @@
+// The decoder stack: masked self-attention, encoder-decoder attention and feed-forward per
+// layer, then the output projection (+ final_logits_bias). The layers are written once and
+// run two ways: over whole target sequences (teacher forcing: training, scoring, tests; with a
+// trace, keeping what the backward pass needs) and one step at a time (DecoderState: search),
+// where each layer's self-attention keys and values are cached and the memory's are projected
+// once per batch, so a step never recomputes the prefix.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "tfm/model/model.hpp"
+#include "tfm/model/token_batch.hpp"
+#include "tfm/nn/sublayer.hpp"
+
+namespace tfm {
+
+struct DecoderWorkspace {
+    MultiHeadWorkspace attn;
+    SublayerBuffers sub;
+    std::vector<float> hidden;
+    std::vector<float> x;  // [N,D] the running activations
+};
+
+// What a training forward keeps of one decoder layer, and of the whole decoder.
+struct DecoderLayerTrace {
+    SublayerTrace self, cross, ffn;
+    MultiHeadSaved self_mha, cross_mha;
+    std::vector<float> ffn_kept;  // what the feed-forward backward needs [N,F]
+};
+struct DecoderTrace {
+    std::vector<DecoderLayerTrace> layers;
+    DropoutMask embedding;
+    std::vector<float> final_in;  // the final LayerNorm's input (pre-norm models)
+};
+
+// The options of the decoder's (causal) self-attention and of its encoder-decoder attention.
+AttentionOptions decoder_self_attention(const ModelConfig& c);
+AttentionOptions decoder_cross_attention(const ModelConfig& c);
+
+// y [B*T,D] (resized): the decoder's final states for inputs tgt [B,T] (each starting with
+// the decoder start id) over memory [B*S,D] of sources src, before the output projection.
+// With trace, what the backward pass needs is kept there and dropout masks come from dropout.
+void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src, ConstMat memory, const TokenBatch& tgt,
+                   DecoderWorkspace& ws, DecoderTrace* trace = nullptr, DropoutStream* dropout = nullptr);
+
+// logits [B*T,V] (before softmax) for decoder inputs tgt [B,T] over memory [B*S,D] of src.
+void decoder_forward(xt::xtensor<float, 2>& logits, const Model& m, const TokenBatch& src,
+                     const xt::xtensor<float, 2>& memory, const TokenBatch& tgt, DecoderWorkspace& ws);
+
+// y [N,V] = x [N,D] W_out^T + final_logits_bias
+void output_logits(Mat y, ConstMat x, const Model& m);
+
+// In place, row by row: log-softmax, then the pad id set to -inf (never generated).
+void log_softmax_rows(Mat logits, std::int64_t masked_id);
+
+// Incremental decoding over the memory of a batch of sources. Rows are live hypotheses;
+// row i starts as source i. (decode/model_steps.hpp adapts it to search.)
+class DecoderState {
+public:
+    // memory [B*S,D] for src; at most max_steps steps will be taken.
+    DecoderState(const Model& m, const xt::xtensor<float, 2>& memory, const TokenBatch& src, std::size_t max_steps);
+    ~DecoderState();
+
+    std::size_t vocab() const;
+    // logprobs [N,V]: log-probabilities of the next token after tokens [N] (one per row).
+    void step(const std::vector<std::int64_t>& tokens, Mat logprobs);
+    // Row i of the next step continues row rows[i] of this one.
+    void select(const std::vector<std::size_t>& rows);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tfm

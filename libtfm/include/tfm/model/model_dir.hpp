@@ -1,0 +1,33 @@
+// A model directory (docs/design.md §4): config.json, model.safetensors, source.spm and
+// target.spm (or one shared spm.model), optional vocab.json. Read by every tool that runs a
+// model; written atomically by tfm-init and training.
+#pragma once
+
+#include <string>
+
+#include "tfm/model/model.hpp"
+#include "tfm/model/tokenizer.hpp"
+
+namespace tfm {
+
+struct ModelDir {
+    std::string path;
+    Model model;
+    Tokenizer tokenizer;
+};
+
+// Loads and checks everything; the error names the file and what is wrong with it.
+ModelDir load_model_dir(const std::string& path);
+
+// Writes config.json and model.safetensors (each atomically, weights as dtype F32, F16 or
+// BF16) into dir, creating it.
+void save_model(const std::string& dir, const Model& model, const std::string& dtype = "F32");
+
+// Copies the SentencePiece models into dir as source.spm and target.spm (the same file twice
+// for a shared vocabulary).
+void install_spm(const std::string& dir, const std::string& source_spm, const std::string& target_spm);
+
+// Copies the tokenizer files of model directory `from` (tokenizer_files) into dir.
+void copy_tokenizer(const std::string& from, const std::string& dir);
+
+}  // namespace tfm

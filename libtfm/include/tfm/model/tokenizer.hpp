@@ -1,0 +1,67 @@
+// Text <-> model ids through SentencePiece (docs/design.md §4): source.spm and target.spm (or one
+// shared *.spm); with vocab.json, pieces map through it (unknown piece -> <unk>), otherwise
+// SentencePiece ids are the model ids. A source is its pieces' ids followed by eos.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tfm/model/config.hpp"
+
+namespace tfm {
+
+class Tokenizer {
+public:
+    // From a model directory; checks the ids against the config.
+    static Tokenizer load(const std::string& model_dir, const ModelConfig& config);
+    Tokenizer(Tokenizer&&) noexcept;
+    Tokenizer& operator=(Tokenizer&&) noexcept;
+    ~Tokenizer();
+
+    // ids of the source pieces, then eos. The line is sanitised first (utf8.hpp).
+    std::vector<std::int64_t> encode(std::string_view line) const;
+    // The same through the target model (training labels; differs from encode() only when the
+    // model has separate vocabularies).
+    std::vector<std::int64_t> encode_target(std::string_view line) const;
+    // Text of target ids (special ids dropped).
+    std::string decode(const std::vector<std::int64_t>& ids) const;
+    std::int64_t unk_id() const;
+    // The source piece of an id, as text ("▁Hund", "</s>"; "<id 123>" for an id without one).
+    std::string source_piece(std::int64_t id) const;
+
+private:
+    Tokenizer();
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The tokenizer files of a model directory: source.spm and target.spm (or one spm.model for
+// both), and vocab.json when there is one (empty otherwise). Missing models are errors.
+struct TokenizerFiles {
+    std::string source, target, vocab;
+};
+TokenizerFiles tokenizer_files(const std::string& model_dir);
+
+// What a SentencePiece model file holds: piece count and special ids (-1: none).
+struct SpmInfo {
+    std::size_t pieces = 0;
+    std::int64_t pad = -1, eos = -1, unk = -1, bos = -1;
+};
+SpmInfo spm_info(const std::string& path);
+
+struct SpmTrainOptions {
+    std::size_t vocab_size = 8000;
+    std::string model_type = "unigram";  // unigram | bpe
+    double character_coverage = 1.0;
+    std::size_t max_sentences = 2000000;
+    std::uint64_t seed = 1;
+};
+
+// Trains a SentencePiece model on text files (one sentence per line, gzip accepted) with tfm's
+// special ids: pad 0, eos 1, unk 2, no bos. Writes it atomically to `output`.
+void train_sentencepiece(const std::vector<std::string>& inputs, const std::string& output, const SpmTrainOptions& opt);
+
+}  // namespace tfm

@@ -1,0 +1,47 @@
+// The paper's optimiser: Adam (beta1 0.9, beta2 0.98, eps 1e-9) with the learning rate
+//   lr(step) = factor * D^-0.5 * min(step^-0.5, step * warmup^-1.5)
+// and optional clipping of the global gradient norm.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "tfm/model/model.hpp"
+
+namespace tfm {
+
+struct AdamOptions {
+    double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;
+    double lr_factor = 1.0;
+    std::size_t warmup = 4000;
+    double clip_norm = 0.0;  // 0: no clipping
+};
+
+// The schedule of paper §5.3 at step >= 1.
+double noam_learning_rate(std::size_t step, std::size_t d_model, std::size_t warmup, double factor);
+
+class Adam {
+public:
+    Adam(const Model& m, const AdamOptions& opt);
+
+    // One update from grads (sums over a batch), scaled by grad_scale first (e.g. 1/tokens).
+    // Returns the gradient norm before clipping. Advances the step count.
+    double update(Model& m, Model& grads, double grad_scale);
+
+    std::size_t steps() const { return step_; }
+    double learning_rate() const;  // at the next update
+    const AdamOptions& options() const { return opt_; }
+
+    // The moment estimates, tensor by tensor in visit_parameters order (for checkpoints).
+    std::vector<std::vector<float>>& first_moments() { return m_; }
+    std::vector<std::vector<float>>& second_moments() { return v_; }
+    void set_steps(std::size_t s) { step_ = s; }
+
+private:
+    AdamOptions opt_;
+    std::size_t d_model_;
+    std::size_t step_ = 0;
+    std::vector<std::vector<float>> m_, v_;
+};
+
+}  // namespace tfm

@@ -1,0 +1,222 @@
+#include "tfm/decode/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tfm/base/error.hpp"
+
+namespace tfm {
+
+LengthPenalty parse_length_penalty(const std::string& name) {
+    if (name == "none") return LengthPenalty::None;
+    if (name == "gnmt") return LengthPenalty::Gnmt;
+    if (name == "power") return LengthPenalty::Power;
+    throw UsageError("unknown length penalty '" + name + "' (none, gnmt, power)");
+}
+
+double length_penalty(LengthPenalty kind, double alpha, std::size_t len) {
+    switch (kind) {
+        case LengthPenalty::None: return 1.0;
+        case LengthPenalty::Gnmt: return std::pow((5.0 + double(len)) / 6.0, alpha);
+        case LengthPenalty::Power: return std::pow(double(std::max<std::size_t>(len, 1)), alpha);
+    }
+    return 1.0;
+}
+
+namespace {
+
+void check(std::size_t batch, const SearchOptions& opt) {
+    if (opt.max_len.size() != batch)
+        throw Error("search: " + std::to_string(opt.max_len.size()) + " length limits for " + std::to_string(batch) +
+                    " sentences");
+    if (opt.beam == 0 || opt.n_best == 0 || opt.n_best > opt.beam)
+        throw UsageError("n-best (" + std::to_string(opt.n_best) + ") must be between 1 and the beam size (" +
+                         std::to_string(opt.beam) + ")");
+}
+
+Hypothesis finish(std::vector<std::int64_t> ids, double logprob, bool eos, const SearchOptions& opt) {
+    Hypothesis h;
+    h.ids = std::move(ids);
+    h.logprob = logprob;
+    h.finished = eos;
+    h.score = logprob / length_penalty(opt.penalty, opt.alpha, h.ids.size() + (eos ? 1 : 0));
+    return h;
+}
+
+// While a hypothesis is shorter than min_len, eos is not a choice.
+void block_early_eos(float* logprobs, std::size_t generated, const SearchOptions& opt) {
+    if (generated < opt.min_len && opt.eos_id >= 0) logprobs[opt.eos_id] = -std::numeric_limits<float>::infinity();
+}
+
+// Best first; ties by fewer tokens, then by token ids, so the order is deterministic.
+void sort_hypotheses(std::vector<Hypothesis>& hs) {
+    std::stable_sort(hs.begin(), hs.end(), [](const Hypothesis& a, const Hypothesis& b) {
+        if (a.score != b.score) return a.score > b.score;
+        return a.ids < b.ids;
+    });
+}
+
+}  // namespace
+
+std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
+    check(batch, opt);
+    const std::size_t v = f.vocab();
+    struct Live {
+        std::size_t sentence;
+        std::vector<std::int64_t> ids;
+        double logp;
+    };
+    std::vector<Live> live;  // one per row of f
+    for (std::size_t b = 0; b < batch; ++b) live.push_back({b, {}, 0.0});
+    std::vector<std::vector<Hypothesis>> out(batch);
+    // Keeps the rows for which keep(row) holds, in the step function too.
+    auto compact = [&](auto&& keep) {
+        std::vector<Live> next;
+        std::vector<std::size_t> rows;
+        for (std::size_t r = 0; r < live.size(); ++r)
+            if (keep(r)) {
+                next.push_back(std::move(live[r]));
+                rows.push_back(r);
+            }
+        if (rows.size() != live.size() && !rows.empty()) f.select(rows);
+        live = std::move(next);
+    };
+    std::vector<float> lp;
+    std::vector<bool> ended;
+    for (std::size_t step = 0;; ++step) {
+        compact([&](std::size_t r) {  // at the length limit: final without eos
+            if (opt.max_len[live[r].sentence] > step) return true;
+            out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, false, opt));
+            return false;
+        });
+        if (live.empty()) break;
+        const std::size_t n = live.size();
+        std::vector<std::int64_t> tokens;
+        for (const Live& h : live) tokens.push_back(h.ids.empty() ? opt.start_id : h.ids.back());
+        lp.resize(n * v);
+        f.step(tokens, mat(lp.data(), n, v));
+        ended.assign(n, false);
+        for (std::size_t r = 0; r < n; ++r) {
+            float* row = lp.data() + r * v;
+            block_early_eos(row, live[r].ids.size(), opt);
+            const std::size_t best = std::size_t(std::max_element(row, row + v) - row);
+            live[r].logp += row[best];
+            if (std::int64_t(best) == opt.eos_id) {
+                out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, true, opt));
+                ended[r] = true;
+            } else {
+                live[r].ids.push_back(std::int64_t(best));
+            }
+        }
+        compact([&](std::size_t r) { return !ended[r]; });  // finished rows leave the batch
+        if (live.empty()) break;
+    }
+    return out;
+}
+
+std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
+    check(batch, opt);
+    const std::size_t v = f.vocab(), beam = opt.beam;
+    struct Live {
+        std::size_t sentence;
+        std::vector<std::int64_t> ids;
+        double logp;
+    };
+    std::vector<Live> live;  // one per row of f
+    std::vector<std::vector<Hypothesis>> finished(batch);
+    std::vector<bool> done(batch, false);
+    std::vector<std::size_t> rows;
+    for (std::size_t b = 0; b < batch; ++b) {
+        if (opt.max_len[b] == 0) {  // no token allowed: empty at once
+            finished[b].push_back(finish({}, 0.0, false, opt));
+            done[b] = true;
+            continue;
+        }
+        live.push_back({b, {}, 0.0});
+        rows.push_back(b);
+    }
+    if (live.size() != batch && !live.empty()) f.select(rows);
+    std::vector<float> lp;
+    for (std::size_t step = 0; !live.empty(); ++step) {
+        std::vector<std::int64_t> tokens;
+        for (const Live& h : live) tokens.push_back(h.ids.empty() ? opt.start_id : h.ids.back());
+        lp.resize(live.size() * v);
+        f.step(tokens, mat(lp.data(), live.size(), v));
+        // Candidates per sentence: the 2*beam best continuations of each live hypothesis.
+        struct Cand {
+            double logp;
+            std::size_t row;
+            std::int64_t token;
+        };
+        std::vector<std::vector<Cand>> cands(batch);
+        std::vector<std::size_t> idx(v);
+        const std::size_t k = std::min(v, 2 * beam);
+        for (std::size_t r = 0; r < live.size(); ++r) {
+            float* row = lp.data() + r * v;
+            block_early_eos(row, live[r].ids.size(), opt);
+            for (std::size_t i = 0; i < v; ++i) idx[i] = i;
+            auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
+            std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);
+            for (std::size_t i = 0; i < k; ++i)
+                cands[live[r].sentence].push_back({live[r].logp + row[idx[i]], r, std::int64_t(idx[i])});
+        }
+        std::vector<Live> next;
+        std::vector<std::size_t> parents;
+        for (std::size_t b = 0; b < batch; ++b) {
+            if (done[b] || cands[b].empty()) continue;
+            auto& cb = cands[b];
+            std::stable_sort(cb.begin(), cb.end(), [](const Cand& x, const Cand& y) {
+                if (x.logp != y.logp) return x.logp > y.logp;
+                if (x.row != y.row) return x.row < y.row;
+                return x.token < y.token;
+            });
+            std::size_t kept = 0;
+            for (std::size_t i = 0; i < cb.size() && kept < beam; ++i) {
+                const Cand& c = cb[i];
+                if (c.token == opt.eos_id) {
+                    if (i < beam) finished[b].push_back(finish(live[c.row].ids, c.logp, true, opt));
+                    continue;
+                }
+                Live h{b, live[c.row].ids, c.logp};
+                h.ids.push_back(c.token);
+                next.push_back(std::move(h));
+                parents.push_back(c.row);
+                ++kept;
+            }
+            if (finished[b].size() >= beam) done[b] = true;
+        }
+        // Hypotheses of finished sentences leave; those at the length limit are final.
+        std::vector<Live> keep;
+        std::vector<std::size_t> keep_parents;
+        for (std::size_t i = 0; i < next.size(); ++i) {
+            std::size_t b = next[i].sentence;
+            if (done[b]) continue;
+            if (next[i].ids.size() >= opt.max_len[b]) {
+                finished[b].push_back(finish(next[i].ids, next[i].logp, false, opt));
+                continue;
+            }
+            keep.push_back(std::move(next[i]));
+            keep_parents.push_back(parents[i]);
+        }
+        for (std::size_t b = 0; b < batch; ++b) {
+            bool any = std::any_of(keep.begin(), keep.end(), [&](const Live& h) { return h.sentence == b; });
+            if (!any) done[b] = true;
+        }
+        live = std::move(keep);
+        if (!live.empty()) f.select(keep_parents);
+    }
+    std::vector<std::vector<Hypothesis>> out(batch);
+    for (std::size_t b = 0; b < batch; ++b) {
+        sort_hypotheses(finished[b]);
+        finished[b].resize(std::min(finished[b].size(), opt.n_best));
+        out[b] = std::move(finished[b]);
+    }
+    return out;
+}
+
+std::vector<std::vector<Hypothesis>> search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
+    return opt.beam == 1 ? greedy_search(f, batch, opt) : beam_search(f, batch, opt);
+}
+
+}  // namespace tfm

@@ -1,0 +1,168 @@
+#include "tfm/decode/translator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "tfm/model/decoder.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/io/text_tensor.hpp"
+
+namespace tfm {
+
+namespace {
+SourceIds fit(std::vector<std::int64_t> ids, const ModelConfig& c) {
+    SourceIds s;
+    if (ids.size() == 1 && ids[0] == c.eos_id) ids.clear();  // no pieces: an empty source
+    s.full_length = ids.size();
+    if (ids.size() > c.max_positions) {
+        ids.resize(c.max_positions);
+        ids.back() = c.eos_id;
+        s.truncated = true;
+    }
+    s.ids = std::move(ids);
+    return s;
+}
+}  // namespace
+
+SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c) {
+    return fit(tok.encode(line), c);
+}
+
+SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c) {
+    auto parsed = parse_integers(line);
+    if (!parsed) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
+    std::vector<std::int64_t> ids = std::move(*parsed);
+    for (std::int64_t v : ids)
+        if (v < 0 || std::size_t(v) >= c.vocab_size)
+            throw Error("id " + std::to_string(v) + " is outside the vocabulary of " + std::to_string(c.vocab_size));
+    if (!ids.empty() && ids.back() != c.eos_id) ids.push_back(c.eos_id);
+    return fit(std::move(ids), c);
+}
+
+std::size_t output_limit(const ModelConfig& c, std::size_t source_len, const DecodeOptions& opt) {
+    double limit = opt.max_len_a * double(source_len) + double(opt.max_len_b);
+    std::size_t n = limit < 1 ? 1 : std::size_t(limit);
+    if (opt.max_len) n = std::min(n, opt.max_len);
+    return std::min(n, c.max_positions);
+}
+
+std::vector<std::vector<std::size_t>> length_batches(const std::vector<std::size_t>& lengths, std::size_t batch_size) {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < lengths.size(); ++i)
+        if (lengths[i] > 0) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lengths[a] > lengths[b]; });
+    std::vector<std::vector<std::size_t>> batches;
+    for (std::size_t i = 0; i < order.size(); i += std::max<std::size_t>(batch_size, 1))
+        batches.emplace_back(order.begin() + long(i), order.begin() + long(std::min(order.size(), i + batch_size)));
+    return batches;
+}
+
+namespace {
+
+std::vector<std::size_t> sizes(const std::vector<std::vector<std::int64_t>>& v) {
+    std::vector<std::size_t> n;
+    for (const auto& s : v) n.push_back(s.size());
+    return n;
+}
+
+TokenBatch gather(const std::vector<std::vector<std::int64_t>>& sources, const std::vector<std::size_t>& idx,
+                  std::int64_t pad) {
+    std::vector<std::vector<std::int64_t>> seqs;
+    for (std::size_t i : idx) seqs.push_back(sources[i]);
+    return make_token_batch(seqs, pad);
+}
+
+// Search over one encoded batch; results go to out[idx[i]].
+void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const TokenBatch& src,
+                  const std::vector<std::size_t>& idx, const DecodeOptions& opt,
+                  std::vector<std::vector<Hypothesis>>& out) {
+    SearchOptions so = opt.search;
+    so.start_id = m.config.decoder_start_id;
+    so.eos_id = m.config.eos_id;
+    so.max_len.clear();
+    for (std::size_t len : src.lengths) so.max_len.push_back(output_limit(m.config, len, opt));
+    DecoderState state(m, memory, src, *std::max_element(so.max_len.begin(), so.max_len.end()) + 1);
+    auto results = search(state, src.batch, so);
+    for (std::size_t i = 0; i < idx.size(); ++i) out[idx[i]] = std::move(results[i]);
+}
+
+}  // namespace
+
+std::vector<xt::xtensor<float, 2>> encode_sources(const Model& m, const std::vector<std::vector<std::int64_t>>& sources,
+                                                  std::size_t batch_size, EncodedCapture* capture) {
+    const std::size_t d = m.config.d_model;
+    std::vector<xt::xtensor<float, 2>> out(sources.size());
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        if (sources[i].empty()) out[i] = xt::xtensor<float, 2>::from_shape({0, d});
+    if (capture) {  // an empty source gets its records too: [H,0,0] per layer
+        capture->weights.assign(sources.size(), {});
+        for (std::size_t i = 0; i < sources.size(); ++i)
+            if (sources[i].empty())
+                for (std::size_t l = 0; l < capture->layers.size(); ++l)
+                    capture->weights[i].push_back(xt::xtensor<float, 3>::from_shape({m.config.encoder_heads, 0, 0}));
+    }
+    EncoderWorkspace ws;
+    xt::xtensor<float, 2> memory;
+    for (const auto& idx : length_batches(sizes(sources), batch_size)) {
+        TokenBatch src = gather(sources, idx, m.config.pad_id);
+        AttentionCapture cap;
+        if (capture) cap.layers = capture->layers;
+        encoder_forward(memory, m, src, ws, capture ? &cap : nullptr);
+        const std::size_t heads = m.config.encoder_heads, s = src.len;
+        for (std::size_t b = 0; b < idx.size(); ++b) {
+            const std::size_t len = src.lengths[b];
+            auto& mem = out[idx[b]];
+            mem = xt::xtensor<float, 2>::from_shape({len, d});
+            std::copy(memory.data() + b * s * d, memory.data() + (b * s + len) * d, mem.data());
+            if (!capture) continue;
+            for (const auto& w : cap.weights) {  // [B,H,S,S] -> [H,len,len]
+                auto one = xt::xtensor<float, 3>::from_shape({heads, len, len});
+                for (std::size_t h = 0; h < heads; ++h)
+                    for (std::size_t i = 0; i < len; ++i)
+                        std::copy_n(w.data() + ((b * heads + h) * s + i) * s, len, one.data() + (h * len + i) * len);
+                capture->weights[idx[b]].push_back(std::move(one));
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<std::vector<Hypothesis>> decode_memories(const Model& m, const std::vector<xt::xtensor<float, 2>>& memories,
+                                                     const DecodeOptions& opt) {
+    const std::size_t d = m.config.d_model;
+    std::vector<std::vector<Hypothesis>> out(memories.size(), std::vector<Hypothesis>{Hypothesis{}});
+    std::vector<std::size_t> lengths;
+    for (const auto& mem : memories) {
+        if (mem.shape(1) != d) throw Error("memory of width " + std::to_string(mem.shape(1)) + " for a model of D=" +
+                                           std::to_string(d));
+        lengths.push_back(mem.shape(0));
+    }
+    for (const auto& idx : length_batches(lengths, opt.batch_size)) {
+        TokenBatch src;  // only the lengths matter to the decoder
+        src.batch = idx.size();
+        for (std::size_t i : idx) src.lengths.push_back(lengths[i]), src.len = std::max(src.len, lengths[i]);
+        auto memory = xt::xtensor<float, 2>::from_shape({src.batch * src.len, d});
+        std::fill(memory.begin(), memory.end(), 0.0f);
+        for (std::size_t b = 0; b < idx.size(); ++b)
+            std::copy(memories[idx[b]].begin(), memories[idx[b]].end(), memory.data() + b * src.len * d);
+        search_batch(m, memory, src, idx, opt, out);
+    }
+    return out;
+}
+
+std::vector<std::vector<Hypothesis>> translate_sources(const Model& m,
+                                                       const std::vector<std::vector<std::int64_t>>& sources,
+                                                       const DecodeOptions& opt) {
+    std::vector<std::vector<Hypothesis>> out(sources.size(), std::vector<Hypothesis>{Hypothesis{}});
+    EncoderWorkspace ws;
+    xt::xtensor<float, 2> memory;
+    for (const auto& idx : length_batches(sizes(sources), opt.batch_size)) {
+        TokenBatch src = gather(sources, idx, m.config.pad_id);
+        encoder_forward(memory, m, src, ws);
+        search_batch(m, memory, src, idx, opt, out);
+    }
+    return out;
+}
+
+}  // namespace tfm

@@ -1,0 +1,316 @@
+#include "tfm/io/safetensors.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
+#include "tfm/io/json.hpp"
+#include "tfm/io/npy.hpp"
+
+namespace tfm {
+
+namespace {
+
+constexpr std::size_t kMaxHeader = std::size_t(100) << 20;
+
+std::size_t itemsize(const std::string& dtype) {
+    static const std::map<std::string, std::size_t> sizes = {
+        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2}, {"U16", 2},
+        {"F16", 2},  {"BF16", 2}, {"I32", 4}, {"U32", 4},     {"F32", 4},     {"F64", 8}, {"I64", 8},
+        {"U64", 8}};
+    auto it = sizes.find(dtype);
+    return it == sizes.end() ? 0 : it->second;
+}
+
+float half_to_float(std::uint16_t h) {
+    std::uint32_t sign = std::uint32_t(h & 0x8000) << 16;
+    std::uint32_t exp = (h >> 10) & 0x1f;
+    std::uint32_t mant = h & 0x3ff;
+    std::uint32_t bits;
+    if (exp == 0) {
+        if (mant == 0) {
+            bits = sign;
+        } else {  // subnormal half: renormalise
+            int e = -1;
+            do {
+                ++e;
+                mant <<= 1;
+            } while (!(mant & 0x400));
+            bits = sign | (std::uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// float -> IEEE half, rounded to nearest even; overflow gives inf, NaN stays NaN.
+std::uint16_t float_to_half(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const std::uint16_t sign = std::uint16_t((x >> 16) & 0x8000);
+    const std::uint32_t abs = x & 0x7fffffffu;
+    if (abs >= 0x7f800000u) return std::uint16_t(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0));  // inf, NaN
+    if (abs >= 0x477ff000u) return std::uint16_t(sign | 0x7c00);  // rounds past 65504: inf
+    if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero
+        if (abs < 0x33000000u) return sign;  // under half the smallest subnormal
+        const std::uint32_t mant = (abs & 0x7fffff) | 0x800000;
+        const int shift = 126 - int(abs >> 23);  // 14..24
+        std::uint32_t h = mant >> shift;
+        const std::uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rest > half || (rest == half && (h & 1))) ++h;
+        return std::uint16_t(sign | h);
+    }
+    std::uint32_t h = ((abs >> 13) - (112u << 10));  // rebias exponent 127 -> 15
+    const std::uint32_t rest = abs & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
+    return std::uint16_t(sign | h);
+}
+
+// float -> bfloat16 (the upper half), rounded to nearest even; NaN stays NaN.
+std::uint16_t float_to_bf16(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((x >> 16) | 0x40);
+    return std::uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+}  // namespace
+
+SafeTensors SafeTensors::open(const std::string& path) {
+    SafeTensors st;
+    st.path_ = path;
+    auto bad = [&](const std::string& what) { return Error(path + ": " + what); };
+    Fd fd(open_regular_file(path));
+    struct stat sb {};
+    if (fstat(fd.get(), &sb) != 0 || !S_ISREG(sb.st_mode)) throw bad("not a regular file");
+    std::size_t size = std::size_t(sb.st_size);
+    if (size < 8) throw bad("too short for a safetensors file (" + std::to_string(size) + " bytes)");
+    void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (m == MAP_FAILED) throw bad(std::string("cannot map: ") + std::strerror(errno));
+    st.map_ = static_cast<const unsigned char*>(m);
+    st.size_ = size;
+
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | st.map_[i];
+    if (n > kMaxHeader || n > size - 8)
+        throw bad("header length " + std::to_string(n) + " exceeds the file or the limit");
+    st.data_start_ = 8 + std::size_t(n);
+    const std::size_t data_size = size - st.data_start_;
+    const Json header =
+        parse_json(std::string_view(reinterpret_cast<const char*>(st.map_) + 8, std::size_t(n)), path + ": header");
+    if (!header.is_object()) throw bad("header is not a JSON object");
+    for (auto& [name, entry] : header.items()) {
+        if (name == "__metadata__") {
+            if (!entry.is_object()) throw bad("__metadata__ is not an object");
+            for (auto& [k, v] : entry.items())
+                st.metadata_[k] = v.is_string() ? v.get<std::string>() : json_excerpt(v);
+            continue;
+        }
+        const std::string quoted = json_excerpt(name);  // "name", cut short, control characters replaced
+        const std::string where = "tensor '" + quoted.substr(1, quoted.size() - 2) + "': ";
+        if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+            !entry.contains("data_offsets"))
+            throw bad(where + "needs dtype, shape and data_offsets");
+        TensorInfo info;
+        const auto& dt = entry["dtype"];
+        const auto& shape = entry["shape"];
+        const auto& off = entry["data_offsets"];
+        if (!dt.is_string()) throw bad(where + "dtype is not a string");
+        info.dtype = dt.get<std::string>();
+        std::size_t isz = itemsize(info.dtype);
+        if (isz == 0) throw bad(where + "unknown dtype " + info.dtype);
+        if (!shape.is_array()) throw bad(where + "shape is not an array");
+        for (const auto& d : shape) {
+            if (!d.is_number_unsigned()) throw bad(where + "shape has a non-integer dimension");
+            info.shape.push_back(d.get<std::size_t>());
+        }
+        if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+            !off[1].is_number_unsigned())
+            throw bad(where + "data_offsets must be two non-negative integers");
+        info.begin = off[0].get<std::size_t>();
+        info.end = off[1].get<std::size_t>();
+        if (info.begin > info.end || info.end > data_size)
+            throw bad(where + "data_offsets [" + std::to_string(info.begin) + "," +
+                      std::to_string(info.end) + "] lie outside the " + std::to_string(data_size) +
+                      " data bytes");
+        std::size_t numel = 0;
+        try {
+            numel = checked_numel(info.shape, data_size);
+        } catch (const Error& e) {
+            throw bad(where + e.what());
+        }
+        if (numel * isz != info.end - info.begin)
+            throw bad(where + "shape " + shape_str(info.shape) + " of " + info.dtype + " needs " +
+                      std::to_string(numel * isz) + " bytes, data_offsets give " +
+                      std::to_string(info.end - info.begin));
+        st.infos_.emplace(name, std::move(info));
+    }
+    // Offsets must tile the data section exactly: no gaps, no overlaps.
+    std::vector<const TensorInfo*> order;
+    for (auto& [name, info] : st.infos_) order.push_back(&info);
+    std::sort(order.begin(), order.end(), [](auto* a, auto* b) {
+        return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+    });
+    std::size_t at = 0;
+    for (auto* info : order) {
+        if (info->begin != at) throw bad("tensor data are not contiguous (gap or overlap at byte " +
+                                         std::to_string(at) + ")");
+        at = info->end;
+    }
+    if (at != data_size)
+        throw bad("data section has " + std::to_string(data_size - at) + " bytes no tensor uses");
+    return st;
+}
+
+SafeTensors::SafeTensors(SafeTensors&& o) noexcept { *this = std::move(o); }
+
+SafeTensors& SafeTensors::operator=(SafeTensors&& o) noexcept {
+    if (this != &o) {
+        if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
+        path_ = std::move(o.path_);
+        map_ = std::exchange(o.map_, nullptr);
+        size_ = std::exchange(o.size_, 0);
+        data_start_ = o.data_start_;
+        infos_ = std::move(o.infos_);
+        metadata_ = std::move(o.metadata_);
+    }
+    return *this;
+}
+
+SafeTensors::~SafeTensors() {
+    if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
+}
+
+FloatArray SafeTensors::get(const std::string& name) const {
+    auto it = infos_.find(name);
+    if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    const TensorInfo& info = it->second;
+    FloatArray out = FloatArray::from_shape(info.shape);
+    const unsigned char* src = map_ + data_start_ + info.begin;
+    float* dst = out.data();
+    const std::size_t n = out.size();
+    if (info.dtype == "F32") {
+        if (n > 0) std::memcpy(dst, src, n * 4);
+    } else if (info.dtype == "F16") {
+        for (std::size_t i = 0; i < n; ++i) dst[i] = half_to_float(std::uint16_t(src[2 * i] | (src[2 * i + 1] << 8)));
+    } else if (info.dtype == "BF16") {
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint32_t bits = std::uint32_t(src[2 * i] | (src[2 * i + 1] << 8)) << 16;
+            std::memcpy(dst + i, &bits, 4);
+        }
+    } else if (info.dtype == "F64") {
+        for (std::size_t i = 0; i < n; ++i) {
+            double d;
+            std::memcpy(&d, src + 8 * i, 8);
+            dst[i] = static_cast<float>(d);
+        }
+    } else {
+        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype +
+                    " (expected F32, F16, BF16 or F64)");
+    }
+    return out;
+}
+
+FloatArray SafeTensors::get(const std::string& name, const Shape& expected) const {
+    auto it = infos_.find(name);
+    if (it != infos_.end() && it->second.shape != expected)
+        throw Error(path_ + ": tensor '" + name + "' has shape " + shape_str(it->second.shape) +
+                    ", expected " + shape_str(expected));
+    return get(name);
+}
+
+void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                      const std::map<std::string, std::string>& metadata, const std::string& dtype) {
+    if (dtype != "F32" && dtype != "F16" && dtype != "BF16")
+        throw Error(path + ": cannot write dtype " + dtype + " (F32, F16 or BF16)");
+    const std::size_t item = itemsize(dtype);
+    nlohmann::json header = nlohmann::json::object();
+    if (!metadata.empty()) header["__metadata__"] = metadata;
+    std::size_t at = 0;
+    for (const auto& t : tensors) {
+        std::size_t bytes = checked_numel(t.shape, SIZE_MAX / 8) * item;
+        header[t.name] = {{"dtype", dtype}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
+        at += bytes;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::string tmp = path + ".tmp.XXXXXX";
+    int fd = ::mkstemp(tmp.data());
+    if (fd < 0) throw Error(path + ": cannot create temporary file: " + std::strerror(errno));
+    auto fail = [&](const std::string& what) {
+        int e = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return Error(path + ": " + what + ": " + std::strerror(e));
+    };
+    auto put = [&](const void* p, std::size_t n) {
+        const char* c = static_cast<const char*>(p);
+        while (n > 0) {
+            ssize_t w = ::write(fd, c, n);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) throw fail("write failed");
+            c += w;
+            n -= std::size_t(w);
+        }
+    };
+    unsigned char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>((std::uint64_t(text.size()) >> (8 * i)) & 0xff);
+    put(len, 8);
+    put(text.data(), text.size());
+    std::vector<std::uint8_t> buf;
+    for (const auto& t : tensors) {
+        const std::size_t n = checked_numel(t.shape, SIZE_MAX / 8);
+        if (item == 4) {
+            put(t.data, n * 4);
+            continue;
+        }
+        for (std::size_t i0 = 0; i0 < n; i0 += 65536) {  // converted in chunks
+            const std::size_t m = std::min<std::size_t>(65536, n - i0);
+            buf.resize(2 * m);
+            for (std::size_t i = 0; i < m; ++i) {
+                const std::uint16_t h = dtype == "F16" ? float_to_half(t.data[i0 + i]) : float_to_bf16(t.data[i0 + i]);
+                buf[2 * i] = std::uint8_t(h & 0xff);
+                buf[2 * i + 1] = std::uint8_t(h >> 8);
+            }
+            put(buf.data(), buf.size());
+        }
+    }
+    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) throw fail("cannot sync");
+    if (::close(fd) != 0) {
+        ::unlink(tmp.c_str());
+        throw Error(path + ": close failed: " + std::strerror(errno));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        throw Error(path + ": cannot rename into place: " + std::strerror(e));
+    }
+}
+
+}  // namespace tfm

@@ -1,0 +1,187 @@
+#include "tfm/model/decoder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tfm/base/error.hpp"
+#include "tfm/base/fast_math.hpp"
+#include "tfm/base/parallel.hpp"
+#include "stack.hpp"
+#include "tfm/nn/embedding.hpp"
+
+namespace tfm {
+
+AttentionOptions decoder_self_attention(const ModelConfig& c) {
+    AttentionOptions opt;
+    opt.heads = c.decoder_heads;
+    opt.causal = true;
+    return opt;
+}
+
+AttentionOptions decoder_cross_attention(const ModelConfig& c) {
+    AttentionOptions opt;
+    opt.heads = c.decoder_heads;
+    return opt;
+}
+
+void output_logits(Mat y, ConstMat x, const Model& m) {
+    const auto& w = m.output_weight();
+    const std::size_t v = w.shape(0);
+    gemm(y, x, Op::N, mat(w.data(), v, w.shape(1)), Op::T);
+    const float* bias = m.final_logits_bias.data();
+    parallel_for(y.rows, [&](std::size_t i) {
+        float* row = y.data + i * y.ld;
+        for (std::size_t j = 0; j < v; ++j) row[j] += bias[j];
+    });
+}
+
+void log_softmax_rows(Mat logits, std::int64_t masked_id) {
+    const std::size_t v = logits.cols;
+    parallel_for(logits.rows, [&](std::size_t i) {
+        thread_local std::vector<float> scratch;
+        scratch.resize(v);
+        float* row = logits.data + i * logits.ld;
+        if (masked_id >= 0 && std::size_t(masked_id) < v) row[masked_id] = -std::numeric_limits<float>::infinity();
+        const float mx = max_of(row, v);
+        const float lse = mx + std::log(exp_shifted(scratch.data(), row, v, mx));
+        for (std::size_t j = 0; j < v; ++j) row[j] -= lse;
+    });
+}
+
+namespace {
+
+// Every decoder layer, for the full sequence and for one step alike: self-attention and
+// encoder-decoder attention (by the caller's functions, which also get the layer's trace or
+// null), feed-forward, each as a residual sublayer; then the final LayerNorm of pre-norm models.
+template <class SelfAttention, class CrossAttention>
+void decoder_layers(std::vector<float>& x, std::size_t n, const Model& m, DecoderWorkspace& ws, DecoderTrace* trace,
+                    DropoutStream* dropout, SelfAttention&& self, CrossAttention&& cross) {
+    const ModelConfig& c = m.config;
+    if (trace) trace->layers.resize(m.decoder.size());
+    for (std::size_t l = 0; l < m.decoder.size(); ++l) {
+        const DecoderLayer& layer = m.decoder[l];
+        DecoderLayerTrace* t = trace ? &trace->layers[l] : nullptr;
+        residual_sublayer(x, n, layer.self_attn_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->self : nullptr,
+                          [&](Mat out, ConstMat in) { self(l, out, in, t ? &t->self_mha : nullptr); });
+        residual_sublayer(x, n, layer.cross_attn_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->cross : nullptr,
+                          [&](Mat out, ConstMat in) { cross(l, out, in, t ? &t->cross_mha : nullptr); });
+        residual_sublayer(x, n, layer.final_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->ffn : nullptr,
+                          [&](Mat out, ConstMat in) {
+                              feedforward_forward(out, in, layer.ffn, c.activation, ws.hidden, t ? &t->ffn_kept : nullptr);
+                          });
+    }
+    if (m.decoder_final_ln) stack::final_norm(x, n, *m.decoder_final_ln, trace ? &trace->final_in : nullptr);
+}
+
+void check_memory(const Model& m, std::size_t rows, std::size_t cols, const TokenBatch& src) {
+    if (rows != src.batch * src.len || cols != m.config.d_model)
+        throw Error("decoder: memory [" + std::to_string(rows) + "," + std::to_string(cols) + "] does not fit " +
+                    std::to_string(src.batch) + " sources of length " + std::to_string(src.len) +
+                    " and D=" + std::to_string(m.config.d_model));
+}
+
+}  // namespace
+
+void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src, ConstMat memory, const TokenBatch& tgt,
+                   DecoderWorkspace& ws, DecoderTrace* trace, DropoutStream* dropout) {
+    check_memory(m, memory.rows, memory.cols, src);
+    if (tgt.batch != src.batch) throw Error("decoder: " + std::to_string(tgt.batch) + " targets for " +
+                                            std::to_string(src.batch) + " sources");
+    const ModelConfig& c = m.config;
+    const std::size_t d = c.d_model, n = tgt.batch * tgt.len;
+    y.resize(n * d);
+    const std::vector<std::size_t> positions = batch_positions(tgt);
+    embed(mat(y.data(), n, d), tgt.ids.data(), positions.data(), m.shared, m.decoder_positions, c.embed_scale());
+    stack::embedding_dropout(y, n, d, trace ? &trace->embedding : nullptr, dropout);
+    const std::vector<SequenceSpan> self = self_spans(tgt, true), cross = cross_spans(tgt, src);
+    const AttentionOptions self_opt = decoder_self_attention(c), cross_opt = decoder_cross_attention(c);
+    decoder_layers(
+        y, n, m, ws, trace, dropout,
+        [&](std::size_t l, Mat out, ConstMat in, MultiHeadSaved* keep) {
+            multihead_forward(out, in, in, in, self, self_opt, m.decoder[l].self_attn, ws.attn, keep);
+        },
+        [&](std::size_t l, Mat out, ConstMat in, MultiHeadSaved* keep) {
+            multihead_forward(out, in, memory, memory, cross, cross_opt, m.decoder[l].cross_attn, ws.attn, keep);
+        });
+}
+
+void decoder_forward(xt::xtensor<float, 2>& logits, const Model& m, const TokenBatch& src,
+                     const xt::xtensor<float, 2>& memory, const TokenBatch& tgt, DecoderWorkspace& ws) {
+    check_memory(m, memory.shape(0), memory.shape(1), src);
+    const std::size_t n = tgt.batch * tgt.len, d = m.config.d_model, v = m.config.target_vocab();
+    decoder_stack(ws.x, m, src, mat(memory.data(), memory.shape(0), d), tgt, ws);
+    logits = xt::xtensor<float, 2>::from_shape({n, v});
+    output_logits(mat(logits.data(), n, v), mat(ws.x.data(), n, d), m);
+}
+
+struct DecoderState::Impl {
+    const Model& m;
+    std::size_t steps = 0, cap;
+    std::vector<std::size_t> source;        // row -> source sentence
+    std::vector<ProjectedMemory> memory;    // per layer: the memory's keys and values
+    std::vector<KeyValueCache> cache;       // per layer: self-attention keys and values so far
+    AttentionOptions self_opt, cross_opt;
+    DecoderWorkspace ws;
+
+    Impl(const Model& model, std::size_t max_steps)
+        : m(model), cap(max_steps), self_opt(decoder_self_attention(model.config)),
+          cross_opt(decoder_cross_attention(model.config)) {}
+};
+
+DecoderState::DecoderState(const Model& m, const xt::xtensor<float, 2>& memory, const TokenBatch& src,
+                           std::size_t max_steps)
+    : impl_(std::make_unique<Impl>(m, max_steps)) {
+    check_memory(m, memory.shape(0), memory.shape(1), src);
+    Impl& s = *impl_;
+    const std::size_t d = m.config.d_model;
+    for (std::size_t i = 0; i < src.batch; ++i) s.source.push_back(i);
+    ConstMat mem = mat(memory.data(), src.batch * src.len, d);
+    for (const DecoderLayer& layer : m.decoder) {  // the memory's keys and values, once
+        s.memory.push_back(multihead_project_memory(mem, src.lengths, layer.cross_attn));
+        s.cache.emplace_back(src.batch, max_steps, d);
+    }
+}
+
+DecoderState::~DecoderState() = default;
+
+std::size_t DecoderState::vocab() const { return impl_->m.config.target_vocab(); }
+
+void DecoderState::step(const std::vector<std::int64_t>& tokens, Mat logprobs) {
+    Impl& s = *impl_;
+    const Model& m = s.m;
+    const ModelConfig& c = m.config;
+    const std::size_t n = s.source.size(), d = c.d_model, t = s.steps;
+    if (tokens.size() != n || logprobs.rows != n || logprobs.cols != c.target_vocab())
+        throw Error("decoder step: " + std::to_string(tokens.size()) + " tokens for " + std::to_string(n) + " rows");
+    if (t >= s.cap) throw Error("decoder step: more than the " + std::to_string(s.cap) + " steps planned");
+    std::vector<float>& x = s.ws.x;
+    x.resize(n * d);
+    const std::vector<std::size_t> positions(n, t);
+    embed(mat(x.data(), n, d), tokens.data(), positions.data(), m.shared, m.decoder_positions, c.embed_scale());
+    decoder_layers(
+        x, n, m, s.ws, nullptr, nullptr,
+        [&](std::size_t l, Mat out, ConstMat in, MultiHeadSaved*) {
+            multihead_step(out, in, s.cache[l], s.self_opt, m.decoder[l].self_attn, s.ws.attn);
+        },
+        [&](std::size_t l, Mat out, ConstMat in, MultiHeadSaved*) {
+            multihead_attend_memory(out, in, s.memory[l], s.source, s.cross_opt, m.decoder[l].cross_attn, s.ws.attn);
+        });
+    output_logits(logprobs, mat(x.data(), n, d), m);
+    log_softmax_rows(logprobs, c.pad_id);
+    ++s.steps;
+}
+
+void DecoderState::select(const std::vector<std::size_t>& rows) {
+    Impl& s = *impl_;
+    const std::size_t n = s.source.size();
+    std::vector<std::size_t> source;
+    for (std::size_t r : rows) {
+        if (r >= n) throw Error("decoder select: row " + std::to_string(r) + " of " + std::to_string(n));
+        source.push_back(s.source[r]);
+    }
+    for (KeyValueCache& c : s.cache) c.select(rows);
+    s.source = std::move(source);
+}
+
+}  // namespace tfm

@@ -1,0 +1,62 @@
+#include "tfm/model/encoder.hpp"
+
+#include <algorithm>
+
+#include "tfm/nn/embedding.hpp"
+#include "stack.hpp"
+
+namespace tfm {
+
+AttentionOptions encoder_attention(const ModelConfig& c) {
+    AttentionOptions opt;
+    opt.heads = c.encoder_heads;
+    return opt;
+}
+
+void encoder_stack(std::vector<float>& xv, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
+                   AttentionCapture* capture, EncoderTrace* trace, DropoutStream* dropout) {
+    const ModelConfig& c = m.config;
+    const std::size_t b = src.batch, s = src.len, d = c.d_model, n = b * s;
+    xv.resize(n * d);
+    const std::vector<std::size_t> positions = batch_positions(src);
+    embed(mat(xv.data(), n, d), src.ids.data(), positions.data(), m.source_embedding(), m.encoder_positions,
+          c.embed_scale());
+    stack::embedding_dropout(xv, n, d, trace ? &trace->embedding : nullptr, dropout);
+
+    const AttentionOptions opt = encoder_attention(c);
+    if (capture) capture->weights.resize(capture->layers.size());
+    if (trace) trace->layers.resize(m.encoder.size());
+    std::vector<SequenceSpan> spans = self_spans(src);
+    for (std::size_t l = 0; l < m.encoder.size(); ++l) {
+        const EncoderLayer& layer = m.encoder[l];
+        EncoderLayerTrace* t = trace ? &trace->layers[l] : nullptr;
+        float* weights = nullptr;
+        if (capture) {
+            auto it = std::find(capture->layers.begin(), capture->layers.end(), l);
+            if (it != capture->layers.end()) {
+                auto& w = capture->weights[std::size_t(it - capture->layers.begin())];
+                w.assign(b * opt.heads * s * s, 0.0f);
+                weights = w.data();
+            }
+        }
+        for (std::size_t i = 0; i < b; ++i) spans[i].weights = weights ? weights + i * opt.heads * s * s : nullptr;
+        residual_sublayer(xv, n, layer.self_attn_ln, c.norm, stack::next_mask(dropout), ws.sub,
+                          t ? &t->attention : nullptr, [&](Mat out, ConstMat in) {
+                              multihead_forward(out, in, in, in, spans, opt, layer.self_attn, ws.attn, t ? &t->mha : nullptr);
+                          });
+        residual_sublayer(xv, n, layer.final_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->ffn : nullptr,
+                          [&](Mat out, ConstMat in) {
+                              feedforward_forward(out, in, layer.ffn, c.activation, ws.hidden, t ? &t->ffn_kept : nullptr);
+                          });
+    }
+    if (m.encoder_final_ln) stack::final_norm(xv, n, *m.encoder_final_ln, trace ? &trace->final_in : nullptr);
+}
+
+void encoder_forward(xt::xtensor<float, 2>& memory, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
+                     AttentionCapture* capture) {
+    encoder_stack(ws.x, m, src, ws, capture);
+    memory = xt::xtensor<float, 2>::from_shape({src.batch * src.len, m.config.d_model});
+    std::copy(ws.x.begin(), ws.x.end(), memory.begin());
+}
+
+}  // namespace tfm

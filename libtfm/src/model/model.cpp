@@ -1,0 +1,212 @@
+#include "tfm/model/model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "tfm/base/error.hpp"
+#include "tfm/nn/posenc.hpp"
+
+namespace tfm {
+
+namespace {
+
+// Visits every named tensor of a model (the same walk loads and saves).
+template <class M, class F>
+void walk(M& m, F&& visit) {
+    const ModelConfig& c = m.config;
+    const std::size_t d = c.d_model, vt = c.target_vocab();
+    if (c.share_embeddings) {
+        visit("model.shared.weight", m.shared, Shape{vt, d});
+    } else {
+        visit("model.encoder.embed_tokens.weight", m.source_embed, Shape{c.source_vocab(), d});
+        visit("model.decoder.embed_tokens.weight", m.shared, Shape{vt, d});
+    }
+    if (!c.tie_word_embeddings) visit("lm_head.weight", m.lm_head, Shape{vt, d});
+    if (c.positions == PositionKind::Learned) {
+        visit("model.encoder.embed_positions.weight", m.encoder_positions, Shape{c.max_positions, d});
+        visit("model.decoder.embed_positions.weight", m.decoder_positions, Shape{c.max_positions, d});
+    }
+    auto linear = [&](const std::string& name, auto& l, std::size_t out, std::size_t in) {
+        visit(name + ".weight", l.weight, Shape{out, in});
+        visit(name + ".bias", l.bias, Shape{out});
+    };
+    auto attention = [&](const std::string& name, auto& a) {
+        linear(name + ".q_proj", *a.q, d, d);
+        linear(name + ".k_proj", *a.k, d, d);
+        linear(name + ".v_proj", *a.v, d, d);
+        linear(name + ".out_proj", *a.out, d, d);
+    };
+    auto norm = [&](const std::string& name, auto& ln) {
+        visit(name + ".weight", ln.gamma, Shape{d});
+        visit(name + ".bias", ln.beta, Shape{d});
+    };
+    for (std::size_t l = 0; l < c.encoder_layers; ++l) {
+        std::string p = "model.encoder.layers." + std::to_string(l);
+        auto& e = m.encoder[l];
+        attention(p + ".self_attn", e.self_attn);
+        norm(p + ".self_attn_layer_norm", e.self_attn_ln);
+        linear(p + ".fc1", e.ffn.fc1, c.encoder_ffn, d);
+        linear(p + ".fc2", e.ffn.fc2, d, c.encoder_ffn);
+        norm(p + ".final_layer_norm", e.final_ln);
+    }
+    for (std::size_t l = 0; l < c.decoder_layers; ++l) {
+        std::string p = "model.decoder.layers." + std::to_string(l);
+        auto& e = m.decoder[l];
+        attention(p + ".self_attn", e.self_attn);
+        norm(p + ".self_attn_layer_norm", e.self_attn_ln);
+        attention(p + ".encoder_attn", e.cross_attn);
+        norm(p + ".encoder_attn_layer_norm", e.cross_attn_ln);
+        linear(p + ".fc1", e.ffn.fc1, c.decoder_ffn, d);
+        linear(p + ".fc2", e.ffn.fc2, d, c.decoder_ffn);
+        norm(p + ".final_layer_norm", e.final_ln);
+    }
+    if (c.norm == NormPlacement::Pre) {
+        norm("model.encoder.layer_norm", *m.encoder_final_ln);
+        norm("model.decoder.layer_norm", *m.decoder_final_ln);
+    }
+}
+
+template <class T>
+void allocate(T& t, const Shape& shape) {
+    std::array<std::size_t, T::rank> sh{};
+    std::copy(shape.begin(), shape.end(), sh.begin());
+    t = T::from_shape(sh);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The structure a config implies, every tensor allocated (values unset), sinusoidal tables
+// computed.
+Model skeleton(const ModelConfig& c) {
+    validate_config(c);
+    Model m;
+    m.config = c;
+    m.encoder.resize(c.encoder_layers);
+    m.decoder.resize(c.decoder_layers);
+    auto with_projections = [](MultiHeadParams& a) { a.q = a.k = a.v = a.out = Linear{}; };
+    for (auto& e : m.encoder) with_projections(e.self_attn);
+    for (auto& e : m.decoder) {
+        with_projections(e.self_attn);
+        with_projections(e.cross_attn);
+    }
+    if (c.norm == NormPlacement::Pre) m.encoder_final_ln = m.decoder_final_ln = LayerNorm{};
+    for (auto& e : m.encoder) e.self_attn_ln.eps = e.final_ln.eps = c.layer_norm_eps;
+    for (auto& e : m.decoder) e.self_attn_ln.eps = e.cross_attn_ln.eps = e.final_ln.eps = c.layer_norm_eps;
+    if (m.encoder_final_ln) m.encoder_final_ln->eps = m.decoder_final_ln->eps = c.layer_norm_eps;
+    walk(m, [](const std::string&, auto& t, const Shape& shape) { allocate(t, shape); });
+    m.final_logits_bias = xt::zeros<float>({c.target_vocab()});
+    if (c.positions != PositionKind::Learned) {
+        PeOptions opt;
+        opt.layout = c.positions == PositionKind::SinusoidalHalves ? PeLayout::Halves : PeLayout::Interleaved;
+        m.encoder_positions = m.decoder_positions = sinusoidal_encoding(c.max_positions, c.d_model, opt);
+    }
+    return m;
+}
+
+}  // namespace
+
+Model random_model(const ModelConfig& c, std::uint64_t seed) {
+    Model m = skeleton(c);
+    Rng rng(seed);
+    const float embed_std = 1.0f / std::sqrt(float(c.d_model));
+    walk(m, [&](const std::string& name, auto& t, const Shape& shape) {
+        float* p = t.data();
+        const std::size_t n = t.size();
+        if (name == "model.shared.weight" || name == "lm_head.weight" || ends_with(name, "embed_tokens.weight") ||
+            ends_with(name, "embed_positions.weight")) {
+            const float sd = ends_with(name, "embed_positions.weight") ? 0.02f : embed_std;
+            for (std::size_t i = 0; i < n; ++i) {  // Box-Muller normal
+                float u1 = std::max(rng.uniform(), 1e-12f), u2 = rng.uniform();
+                p[i] = sd * std::sqrt(-2.0f * std::log(u1)) * std::cos(6.2831853f * u2);
+            }
+        } else if (ends_with(name, "layer_norm.weight")) {
+            std::fill(p, p + n, 1.0f);
+        } else if (ends_with(name, ".bias")) {
+            std::fill(p, p + n, 0.0f);
+        } else {  // a linear layer's weight [out,in]
+            xavier_uniform(p, shape[0], shape[1], rng);
+        }
+    });
+    for (std::size_t j = 0; j < c.d_model; ++j) {  // pad embeds to 0
+        m.shared(std::size_t(c.pad_id), j) = 0.0f;
+        m.source_embedding()(std::size_t(c.pad_id), j) = 0.0f;
+    }
+    return m;
+}
+
+namespace {
+
+// Before anything is allocated: the tensors whose shapes carry each size of the config are
+// in the file with those shapes, so that a config claiming a million layers or an absurd
+// vocabulary fails here, naming the key and the tensor, instead of running out of memory.
+void check_sizes_against(const ModelConfig& c, const SafeTensors& file) {
+    auto expect = [&](const std::string& name, const Shape& shape, const std::string& keys) {
+        const auto it = file.tensors().find(name);
+        if (it == file.tensors().end())
+            throw Error(file.path() + ": no tensor '" + name + "', which config.json's " + keys + " imply");
+        if (it->second.shape != shape)
+            throw Error(file.path() + ": tensor '" + name + "' has shape " + shape_str(it->second.shape) +
+                        ", expected " + shape_str(shape) + " from config.json's " + keys);
+    };
+    const std::size_t d = c.d_model;
+    const std::string sd = "d_model=" + std::to_string(d);
+    if (c.share_embeddings)
+        expect("model.shared.weight", {c.target_vocab(), d}, "vocab_size=" + std::to_string(c.vocab_size) + ", " + sd);
+    else
+        expect("model.encoder.embed_tokens.weight", {c.source_vocab(), d},
+               "vocab_size=" + std::to_string(c.vocab_size) + ", " + sd);
+    if (c.positions == PositionKind::Learned)
+        expect("model.encoder.embed_positions.weight", {c.max_positions, d},
+               "max_position_embeddings=" + std::to_string(c.max_positions) + ", " + sd);
+    const std::string el = "model.encoder.layers." + std::to_string(c.encoder_layers - 1);
+    const std::string dl = "model.decoder.layers." + std::to_string(c.decoder_layers - 1);
+    expect(el + ".fc1.weight", {c.encoder_ffn, d},
+           "encoder_layers=" + std::to_string(c.encoder_layers) + ", encoder_ffn_dim=" + std::to_string(c.encoder_ffn));
+    expect(dl + ".fc1.weight", {c.decoder_ffn, d},
+           "decoder_layers=" + std::to_string(c.decoder_layers) + ", decoder_ffn_dim=" + std::to_string(c.decoder_ffn));
+}
+
+}  // namespace
+
+Model load_model_weights(const ModelConfig& c, const SafeTensors& file) {
+    validate_config(c);
+    check_sizes_against(c, file);
+    Model m = skeleton(c);
+    walk(m, [&](const std::string& name, auto& t, const Shape& shape) {
+        FloatArray a = file.get(name, shape);
+        std::copy(a.data(), a.data() + a.size(), t.data());
+    });
+    if (file.contains("final_logits_bias")) {
+        FloatArray b = file.get("final_logits_bias");
+        if (b.size() != c.target_vocab())
+            throw Error(file.path() + ": tensor 'final_logits_bias' has shape " + shape_of(b) + ", expected [1," +
+                        std::to_string(c.target_vocab()) + "]");
+        std::copy(b.data(), b.data() + b.size(), m.final_logits_bias.data());
+    }
+    return m;
+}
+
+void visit_parameters(Model& m, const std::function<void(const std::string& name, float* data, std::size_t n)>& f) {
+    walk(m, [&](const std::string& name, auto& t, const Shape&) { f(name, t.data(), t.size()); });
+    f("final_logits_bias", m.final_logits_bias.data(), m.final_logits_bias.size());
+}
+
+Model zeros_like(const Model& m) {
+    Model z = skeleton(m.config);
+    visit_parameters(z, [](const std::string&, float* p, std::size_t n) { std::fill(p, p + n, 0.0f); });
+    return z;
+}
+
+void save_model_weights(const std::string& path, const Model& m, const std::string& dtype) {
+    std::vector<NamedTensor> tensors;
+    walk(m, [&](const std::string& name, const auto& t, const Shape& shape) {
+        tensors.push_back({name, t.data(), shape});
+    });
+    tensors.push_back({"final_logits_bias", m.final_logits_bias.data(), {1, m.config.target_vocab()}});
+    save_safetensors(path, tensors, {{"format", "pt"}}, dtype);
+}
+
+}  // namespace tfm

@@ -1,0 +1,60 @@
+#include "tfm/model/model_dir.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
+
+namespace tfm {
+
+namespace {
+
+constexpr std::size_t kMaxTokenizerFile = std::size_t(256) << 20;
+
+std::string read_all(const std::string& path) { return read_regular_file(path, kMaxTokenizerFile); }
+
+}  // namespace
+
+ModelDir load_model_dir(const std::string& path) {
+    struct stat st {};
+    if (path.empty()) throw Error("the model directory is an empty string");
+    if (::stat(path.c_str(), &st) != 0) {
+        const int e = errno;
+        throw Error(path + ": not a model directory (" + (e == ELOOP ? "symbolic link loop" : std::strerror(e)) + ")");
+    }
+    if (!S_ISDIR(st.st_mode))
+        throw Error(path + ": not a model directory (a file; a model is a directory holding config.json)");
+    ModelConfig config = load_config(path + "/config.json");
+    const std::string weights = path + "/model.safetensors";
+    if (::lstat(weights.c_str(), &st) != 0 && errno == ENOENT) throw Error(path + ": missing model.safetensors");
+    Model model = load_model_weights(config, SafeTensors::open(weights));
+    Tokenizer tokenizer = Tokenizer::load(path, config);
+    return {path, std::move(model), std::move(tokenizer)};
+}
+
+void save_model(const std::string& dir, const Model& model, const std::string& dtype) {
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+        throw Error(dir + ": cannot create directory: " + std::strerror(errno));
+    save_model_weights(dir + "/model.safetensors", model, dtype);
+    write_file_atomic(dir + "/config.json", config_json(model.config));
+}
+
+void install_spm(const std::string& dir, const std::string& source_spm, const std::string& target_spm) {
+    write_file_atomic(dir + "/source.spm", read_all(source_spm));
+    write_file_atomic(dir + "/target.spm", read_all(target_spm));
+}
+
+void copy_tokenizer(const std::string& from, const std::string& dir) {
+    const TokenizerFiles f = tokenizer_files(from);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+        throw Error(dir + ": cannot create directory: " + std::strerror(errno));
+    install_spm(dir, f.source, f.target);
+    if (!f.vocab.empty()) write_file_atomic(dir + "/vocab.json", read_all(f.vocab));
+}
+
+}  // namespace tfm

@@ -1,0 +1,36 @@
+#include "bench/bench_translate.hpp"
+
+#include <fstream>
+#include <string>
+
+#include "tfm/model/model.hpp"
+#include "tfm/base/random.hpp"
+#include "tfm/decode/translator.hpp"
+
+namespace tfm {
+
+TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
+    ModelConfig c = preset_config(opt.preset, opt.vocab);
+    Model m = random_model(c, 1);
+    Rng rng(7);
+    std::vector<std::vector<std::int64_t>> sources(opt.sentences);
+    for (auto& s : sources) {
+        for (std::size_t i = 0; i + 1 < opt.source_len; ++i) s.push_back(3 + std::int64_t(rng.next() % (opt.vocab - 3)));
+        s.push_back(c.eos_id);
+    }
+    DecodeOptions d;
+    d.search.beam = opt.beam;
+    d.search.min_len = opt.output_len;
+    d.max_len = opt.output_len;
+    d.batch_size = opt.sentences;
+    TranslateBenchPoint p;
+    std::vector<std::vector<Hypothesis>> out;
+    p.timing = time_it([&] { out = translate_sources(m, sources, d); }, opt.timing);
+    for (const auto& h : out) p.target_tokens += h.front().ids.size();
+    p.sentences_per_s = double(opt.sentences) / p.timing.median;
+    p.tokens_per_s = double(p.target_tokens) / p.timing.median;
+    p.peak_rss_mib = peak_rss_mib();
+    return p;
+}
+
+}  // namespace tfm

@@ -1,0 +1,30 @@
+// The translation benchmark: a randomly initialised model of a preset translating random
+// sources, timed end to end (encoder + search), as target tokens per second.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "bench/bench.hpp"
+
+namespace tfm {
+
+struct TranslateBenchOptions {
+    std::string preset = "base";
+    std::size_t vocab = 8000, sentences = 32, source_len = 20, output_len = 24, beam = 1;
+    TimingOptions timing{1, 3, 0.0};
+};
+
+struct TranslateBenchPoint {
+    Timing timing;
+    std::size_t target_tokens = 0;   // generated per run (the best hypothesis of each sentence)
+    double sentences_per_s = 0, tokens_per_s = 0;
+    double peak_rss_mib = 0;         // of this process so far
+};
+
+// Every hypothesis is exactly output_len tokens (eos blocked before, limit at it), so runs
+// compare with any engine given the same workload.
+TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt);
+
+
+}  // namespace tfm

@@ -1,0 +1,144 @@
+#include "pictures/heatmap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
+
+namespace tfm {
+
+namespace {
+
+std::string base64(const std::string& bytes) {
+    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned v = unsigned(std::uint8_t(bytes[i])) << 16 | unsigned(std::uint8_t(bytes[i + 1])) << 8 |
+                           unsigned(std::uint8_t(bytes[i + 2]));
+        out += t[v >> 18], out += t[(v >> 12) & 63], out += t[(v >> 6) & 63], out += t[v & 63];
+    }
+    if (i < bytes.size()) {
+        unsigned v = unsigned(std::uint8_t(bytes[i])) << 16;
+        if (i + 1 < bytes.size()) v |= unsigned(std::uint8_t(bytes[i + 1])) << 8;
+        out += t[v >> 18], out += t[(v >> 12) & 63];
+        out += i + 1 < bytes.size() ? t[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+// Text that any XML parser accepts: invalid UTF-8 replaced by U+FFFD, and the control
+// characters XML 1.0 forbids (all below 0x20 but tab, newline, CR; and DEL) by '?'.
+std::string xml_escape(const std::string& raw) {
+    const std::string s = sanitize_utf8(raw);
+    std::string out;
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) out += '?';
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '&') out += "&amp;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+HeatmapLayout heatmap_layout(const std::vector<ConstMat>& panels, const HeatmapOptions& opt) {
+    if (panels.empty()) throw Error("heatmap: nothing to draw");
+    HeatmapLayout l;
+    std::size_t rows = 0, cols = 0;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const ConstMat& p : panels) {
+        if (p.rows == 0 || p.cols == 0) throw Error("heatmap: an empty matrix");
+        rows = std::max(rows, p.rows), cols = std::max(cols, p.cols);
+        for (std::size_t i = 0; i < p.rows; ++i)
+            for (std::size_t j = 0; j < p.cols; ++j) {
+                const double v = p.data[i * p.ld + j];
+                if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+            }
+    }
+    l.cell = opt.cell ? opt.cell : std::clamp<std::size_t>(360 / std::max(rows, cols), 1, 24);
+    l.grid_cols = std::size_t(std::ceil(std::sqrt(double(panels.size()))));
+    l.grid_rows = (panels.size() + l.grid_cols - 1) / l.grid_cols;
+    l.width = l.grid_cols * cols * l.cell + (l.grid_cols - 1) * l.gap;
+    l.height = l.grid_rows * rows * l.cell + (l.grid_rows - 1) * l.gap;
+    if (double(l.width) * double(l.height) > 1e8)
+        throw Error("heatmap: " + std::to_string(l.width) + "x" + std::to_string(l.height) +
+                    " pixels is too large (give a smaller cell size)");
+    if (opt.lo != opt.hi) lo = opt.lo, hi = opt.hi;
+    else if (!(lo <= hi)) lo = 0, hi = 1;  // nothing finite
+    l.lo = lo, l.hi = hi;
+    return l;
+}
+
+Image heatmap_image(const std::vector<ConstMat>& panels, const HeatmapOptions& opt) {
+    const HeatmapLayout l = heatmap_layout(panels, opt);
+    Image img(l.width, l.height);
+    std::size_t rows = 0, cols = 0;
+    for (const ConstMat& p : panels) rows = std::max(rows, p.rows), cols = std::max(cols, p.cols);
+    for (std::size_t k = 0; k < panels.size(); ++k) {
+        const ConstMat& p = panels[k];
+        const std::size_t x0 = (k % l.grid_cols) * (cols * l.cell + l.gap), y0 = (k / l.grid_cols) * (rows * l.cell + l.gap);
+        for (std::size_t i = 0; i < p.rows; ++i)
+            for (std::size_t j = 0; j < p.cols; ++j) {
+                const double v = p.data[i * p.ld + j];
+                const double t = l.hi > l.lo ? (v - l.lo) / (l.hi - l.lo) : 0.5;
+                img.fill_rect(x0 + j * l.cell, y0 + i * l.cell, l.cell, l.cell,
+                              std::isinf(v) ? colormap(v > 0 ? 1.0 : 0.0) : colormap(t));
+            }
+    }
+    return img;
+}
+
+std::string heatmap_svg(const std::vector<ConstMat>& panels, const HeatmapOptions& opt) {
+    const HeatmapLayout l = heatmap_layout(panels, opt);
+    std::size_t rows = 0, cols = 0;
+    for (const ConstMat& p : panels) rows = std::max(rows, p.rows), cols = std::max(cols, p.cols);
+    const bool labels = !opt.row_labels.empty() || !opt.col_labels.empty();
+    const double font = std::clamp(double(l.cell) * 0.8, 7.0, 12.0);
+    const double left = opt.row_labels.empty() ? 10 : 10 + font * 0.6 * 12, top = opt.titles.empty() ? 10 : 10 + font * 1.6;
+    const double bottom = opt.col_labels.empty() ? 10 : 10 + font * 0.6 * 12, right = 60;
+    const double w = left + double(l.width) + right, h = top + double(l.height) + bottom;
+    std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(w)) + "\" height=\"" +
+                    std::to_string(int(h)) + "\" font-family=\"sans-serif\" font-size=\"" + std::to_string(int(font)) +
+                    "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    s += "<image x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(top) + "\" width=\"" + std::to_string(l.width) +
+         "\" height=\"" + std::to_string(l.height) + "\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64," +
+         base64(encode_png(heatmap_image(panels, opt))) + "\"/>\n";
+    for (std::size_t k = 0; k < panels.size(); ++k) {
+        const double x0 = left + double((k % l.grid_cols) * (cols * l.cell + l.gap));
+        const double y0 = top + double((k / l.grid_cols) * (rows * l.cell + l.gap));
+        if (k < opt.titles.size())
+            s += "<text x=\"" + std::to_string(x0) + "\" y=\"" + std::to_string(y0 - font * 0.4) + "\">" +
+                 xml_escape(opt.titles[k]) + "</text>\n";
+        if (!labels) continue;
+        for (std::size_t i = 0; i < opt.row_labels.size() && i < panels[k].rows; ++i)
+            s += "<text x=\"" + std::to_string(x0 - 3) + "\" y=\"" + std::to_string(y0 + (double(i) + 0.75) * double(l.cell)) +
+                 "\" text-anchor=\"end\">" + xml_escape(opt.row_labels[i]) + "</text>\n";
+        const double yb = y0 + double(panels[k].rows * l.cell) + 3;
+        for (std::size_t j = 0; j < opt.col_labels.size() && j < panels[k].cols; ++j) {
+            const double x = x0 + (double(j) + 0.75) * double(l.cell);
+            s += "<text transform=\"translate(" + std::to_string(x) + "," + std::to_string(yb) +
+                 ") rotate(90)\">" + xml_escape(opt.col_labels[j]) + "</text>\n";
+        }
+    }
+    // The colour scale: a bar with its two ends.
+    const double bx = left + double(l.width) + 15, bh = std::max(40.0, double(l.height));
+    for (int i = 0; i < 32; ++i)
+        s += "<rect x=\"" + std::to_string(bx) + "\" y=\"" + std::to_string(top + bh * (31 - i) / 32.0) +
+             "\" width=\"10\" height=\"" + std::to_string(bh / 32.0 + 0.5) + "\" fill=\"" + hex(colormap(i / 31.0)) + "\"/>\n";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", l.hi);
+    s += "<text x=\"" + std::to_string(bx + 12) + "\" y=\"" + std::to_string(top + font) + "\">" + buf + "</text>\n";
+    std::snprintf(buf, sizeof buf, "%.3g", l.lo);
+    s += "<text x=\"" + std::to_string(bx + 12) + "\" y=\"" + std::to_string(top + bh) + "\">" + buf + "</text>\n";
+    return s + "</svg>\n";
+}
+
+}  // namespace tfm
