@@ -47,17 +47,8 @@ int main(int argc, char** argv) {
         if (spm.empty() && texts.empty()) throw tfm::UsageError("give --spm MODEL or --train-spm TEXT...");
         // Built beside its place and moved in whole: nothing is overwritten without --force.
         tfm::StagedDir staged(out, force);
-        const std::string& dir = staged.path();
-        if (!texts.empty()) {
-            spm = {dir + "/spm.tmp.model"};
-            tfm::train_sentencepiece(texts, spm[0], spm_opt);
-        }
-        const tfm::tool::SpmChoice choice{spm.front(), spm.back(), spm.size() == 1};
-        tfm::ModelConfig c = tfm::tool::config_from_flags(arch, choice);
-        tfm::tool::check_fits_in_memory(c, 1);
-        tfm::install_spm(dir, choice.source, choice.target);
-        if (!texts.empty()) std::remove(spm[0].c_str());
-        tfm::save_model(dir, tfm::random_model(c, seed));
+        tfm::tool::VocabularySource vocab{spm, texts, {}, false, spm_opt};
+        tfm::tool::create_model(staged.path(), arch, vocab, seed, 1);
         staged.commit();
     });
 }

@@ -1,16 +1,12 @@
 // tfm-train: train a Transformer on parallel text with the paper's recipe, into a model
-// directory that tfm-translate reads unchanged; checkpoints, exact resume, validation.
+// directory that tfm-translate reads unchanged; checkpoints, exact resume, validation. The
+// schedule itself is libtfm's (train/schedule.hpp); this file is flags and talking.
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
-#include <cmath>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <limits>
 #include <optional>
 
 #include "common/checks.hpp"
@@ -21,6 +17,7 @@
 #include "tfm/base/error.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
+#include "tfm/train/schedule.hpp"
 #include "tfm/train/trainer.hpp"
 
 namespace {
@@ -36,18 +33,12 @@ bool exists(const std::string& p) {
 struct Flags {
     std::string src, tgt, valid_src, valid_tgt, out;
     std::vector<std::string> spm;
-    std::size_t vocab = 8000, steps = 100000, epochs = 0, save_every = 1000, valid_every = 1000, log_every = 100,
-                keep = 5, average = 0, patience = 0;
+    std::size_t vocab = 8000;
+    tfm::ScheduleOptions schedule;
     std::uint64_t seed = 1;
     bool resume = false, separate = false;
     int threads = 0;
 };
-
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 
 }  // namespace
 
@@ -83,23 +74,23 @@ int main(int argc, char** argv) {
     tfm::tool::add_arch_flags(app, arch);
     app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(in_range(1, 1 << 24));
     app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(in_range(1, 1 << 16));
-    app.add_option("--steps", f.steps, "Stop after this many updates (default 100000)")->check(in_range(1, kMaxCount));
-    app.add_option("--epochs", f.epochs, "Stop after this many epochs (default: --steps decides)")->check(in_range(1, kMaxCount));
+    app.add_option("--steps", f.schedule.steps, "Stop after this many updates (default 100000)")->check(in_range(1, kMaxCount));
+    app.add_option("--epochs", f.schedule.epochs, "Stop after this many epochs (default: --steps decides)")->check(in_range(1, kMaxCount));
     app.add_option("--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)")->check(in_range(0, 1000));
     app.add_option("--warmup", ao.warmup, "Warmup steps (default 4000)")->check(in_range(1, kMaxCount));
     app.add_option("--clip-norm", ao.clip_norm, "Clip the gradient norm (default 0: off)")->check(in_range(0, 1e9));
     app.add_option("--label-smoothing", to.loss.label_smoothing, "epsilon (default 0.1)")->check(in_range(0, 1, true));
     app.add_option("--dropout", to.loss.dropout, "Dropout (default: the config's, 0.1)")->check(in_range(0, 1, true));
     app.add_option("--seed", f.seed, "Seed of weights, data order and dropout (default 1)");
-    app.add_option("--save-every", f.save_every, "Checkpoint every N updates (default 1000)")->check(in_range(1, kMaxCount));
-    app.add_option("--keep", f.keep, "Checkpoints kept (default 5)")->check(in_range(1, 1 << 20));
-    app.add_option("--valid-every", f.valid_every, "Validate every N updates (default 1000)")->check(in_range(1, kMaxCount));
-    app.add_option("--log-every", f.log_every, "Log every N updates (default 100)")->check(in_range(1, kMaxCount));
+    app.add_option("--save-every", f.schedule.save_every, "Checkpoint every N updates (default 1000)")->check(in_range(1, kMaxCount));
+    app.add_option("--keep", f.schedule.keep, "Checkpoints kept (default 5)")->check(in_range(1, 1 << 20));
+    app.add_option("--valid-every", f.schedule.valid_every, "Validate every N updates (default 1000)")->check(in_range(1, kMaxCount));
+    app.add_option("--log-every", f.schedule.log_every, "Log every N updates (default 100)")->check(in_range(1, kMaxCount));
     app.add_flag("--resume", f.resume, "Continue from the newest checkpoint in the output directory");
-    app.add_option("--patience", f.patience,
+    app.add_option("--patience", f.schedule.patience,
                    "Stop after this many validations without a better validation loss (default 0: never)")
         ->needs(vs)->check(in_range(0, kMaxCount));
-    app.add_option("--average-last", f.average,
+    app.add_option("--average-last", f.schedule.average_last,
                    "At the end, make the directory's model the mean of the last K checkpoints (the paper: 5)")
         ->check(in_range(1, 1 << 20));
     app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, tfm::tool::kMaxThreads));
@@ -122,31 +113,10 @@ int main(int argc, char** argv) {
         if (f.resume) lock.emplace(f.out);
         if (!f.resume) {
             staged.emplace(f.out, false);
-            const std::string& dir = staged->path();
-            tfm::tool::SpmChoice spm;
-            if (f.spm.empty()) {
-                tfm::SpmTrainOptions so;
-                so.vocab_size = f.vocab;
-                so.seed = f.seed;
-                spm = {dir + "/spm.src.tmp.model", dir + "/spm.tgt.tmp.model", !f.separate};
-                if (f.separate) {
-                    tfm::train_sentencepiece({f.src}, spm.source, so);
-                    tfm::train_sentencepiece({f.tgt}, spm.target, so);
-                } else {
-                    spm.target = spm.source;
-                    tfm::train_sentencepiece({f.src, f.tgt}, spm.source, so);
-                }
-            } else {
-                spm = {f.spm.front(), f.spm.back(), f.spm.size() == 1};
-            }
-            tfm::ModelConfig c = tfm::tool::config_from_flags(arch, spm);
-            tfm::tool::check_fits_in_memory(c, 4);  // weights, gradients, Adam's two moments
-            tfm::install_spm(dir, spm.source, spm.target);
-            if (f.spm.empty()) {
-                std::remove(spm.source.c_str());
-                std::remove(spm.target.c_str());
-            }
-            tfm::save_model(dir, tfm::random_model(c, f.seed));
+            tfm::tool::VocabularySource vocab{f.spm, {f.src}, {f.tgt}, f.separate, {}};
+            vocab.training.vocab_size = f.vocab;
+            vocab.training.seed = f.seed;
+            tfm::tool::create_model(staged->path(), arch, vocab, f.seed, 4);  // weights, gradients, Adam's moments
         }
         tfm::ModelDir md = tfm::load_model_dir(staged ? staged->path() : f.out);
         tfm::Model& model = md.model;
@@ -183,78 +153,30 @@ int main(int argc, char** argv) {
             lock.emplace(f.out);
         }
         tfm::Trainer trainer(model, train, to, adam, state);
-        const std::string log_path = f.out + "/metrics.tsv";
-        const bool new_log = !exists(log_path);
-        std::ofstream log(log_path, std::ios::app);
-        if (new_log)
-            log << "step\tepoch\tloss\tnll\tppl\tlr\tgrad_norm\ttokens_per_s\tvalid_loss\tvalid_nll\tvalid_ppl\tvalid_bleu\n";
-        double tok = 0, secs = 0, loss = 0, nll = 0;
-        std::size_t n = 0;
-        auto save = [&] { return tfm::save_checkpoint(f.out, model, adam, trainer.state(), f.keep); };
+        // The progress line, rewritten in place on a terminal; a log line starts below it.
         const bool terminal = ::isatty(STDERR_FILENO);
-        double best_valid = std::numeric_limits<double>::infinity();
-        std::size_t stale = 0;
-        bool stop_early = false;
+        bool progress_shown = false;
         double total_secs = 0;
         const std::size_t first_step = trainer.state().step;
-        while (trainer.state().step < f.steps && (f.epochs == 0 || trainer.state().epoch < f.epochs)) {
-            tfm::StepReport r = trainer.step();
+        tfm::ScheduleCallbacks cb;
+        cb.progress = [&](const tfm::StepReport& r) {
             total_secs += r.seconds;
-            if (terminal) {  // a progress line, rewritten in place
-                const double per_step = total_secs / double(r.step - first_step);
-                std::fprintf(stderr, "\rtfm-train: step %zu/%zu epoch %zu loss %.3f lr %.2e %.0f tokens/s ETA %.0f min  ",
-                             r.step, f.steps, r.epoch, r.loss.smoothed / double(std::max<std::size_t>(r.loss.tokens, 1)),
-                             r.learning_rate, double(r.loss.tokens) / r.seconds, per_step * double(f.steps - r.step) / 60.0);
-                std::fflush(stderr);
-            }
-            tok += double(r.loss.tokens), secs += r.seconds, loss += r.loss.smoothed, nll += r.loss.nll;
-            n += r.loss.tokens;
-            const bool last = r.step >= f.steps;
-            std::string valid_cols = "\t\t\t\t";
-            if (valid && (r.step % f.valid_every == 0 || last)) {
-                tfm::LossStats v = trainer.evaluate(*valid);
-                const double vl = v.smoothed / double(v.tokens), vn = v.nll / double(v.tokens);
-                tfm::Bleu bleu = trainer.evaluate_bleu(*valid, md.tokenizer);
-                valid_cols = "\t" + fmt("%.4f", vl) + "\t" + fmt("%.4f", vn) + "\t" + fmt("%.2f", std::exp(vn)) + "\t" +
-                             fmt("%.2f", bleu.score);
-                tool.info("step " + std::to_string(r.step) + " validation: loss " + fmt("%.4f", vl) + ", ppl " +
-                          fmt("%.2f", std::exp(vn)) + ", BLEU " + fmt("%.2f", bleu.score) + " (greedy)");
-                if (vl < best_valid) {
-                    best_valid = vl;
-                    stale = 0;
-                } else if (f.patience && ++stale >= f.patience) {
-                    stop_early = true;
-                }
-            }
-            if (r.step % f.log_every == 0 || last || valid_cols != "\t\t\t\t") {
-                const double tl = loss / double(n), tn = nll / double(n);
-                log << r.step << '\t' << r.epoch << '\t' << fmt("%.4f", tl) << '\t' << fmt("%.4f", tn) << '\t'
-                    << fmt("%.2f", std::exp(tn)) << '\t' << fmt("%.3e", r.learning_rate) << '\t'
-                    << fmt("%.3f", r.grad_norm) << '\t' << fmt("%.1f", tok / secs) << valid_cols << '\n';
-                if (!log.flush()) throw tfm::Error(log_path + ": write error");
-                if (terminal) std::fputc('\n', stderr);
-                tool.info("step " + std::to_string(r.step) + " epoch " + std::to_string(r.epoch) + " loss " +
-                          fmt("%.4f", tl) + " ppl " + fmt("%.2f", std::exp(tn)) + " lr " + fmt("%.3e", r.learning_rate) +
-                          " " + fmt("%.0f", tok / secs) + " tokens/s");
-                tok = secs = loss = nll = 0;
-                n = 0;
-            }
-            if (r.step % f.save_every == 0 || last || stop_early) save();
-            if (stop_early) {
-                tool.info("stopping early: " + std::to_string(f.patience) + " validations without improvement");
-                break;
-            }
-            if (g_signal) {
-                std::string where = save();
-                throw tfm::Interrupted(int(g_signal), "interrupted: checkpoint saved in " + where);
-            }
-        }
-        if (trainer.state().step % f.save_every != 0) save();
-        if (f.average) {
-            auto last = tfm::latest_checkpoints(f.out, f.average);
-            tfm::save_model(f.out, tfm::average_checkpoints(last));
-            tool.info("the model in " + f.out + " is the mean of the last " + std::to_string(last.size()) +
-                      " checkpoints");
-        }
+            if (!terminal) return;
+            const double per_step = total_secs / double(r.step - first_step);
+            std::fprintf(stderr, "\rtfm-train: step %zu/%zu epoch %zu loss %.3f lr %.2e %.0f tokens/s ETA %.0f min  ",
+                         r.step, f.schedule.steps, r.epoch,
+                         r.loss.smoothed / double(std::max<std::size_t>(r.loss.tokens, 1)), r.learning_rate,
+                         double(r.loss.tokens) / r.seconds,
+                         per_step * double(f.schedule.steps - std::min(r.step, f.schedule.steps)) / 60.0);
+            std::fflush(stderr);
+            progress_shown = true;
+        };
+        cb.info = [&](const std::string& line) {
+            if (progress_shown) std::fputc('\n', stderr);
+            progress_shown = false;
+            tool.info(line);
+        };
+        cb.stop_requested = [] { return int(g_signal); };
+        tfm::run_schedule(trainer, model, adam, f.out, f.schedule, {valid ? &*valid : nullptr, &md.tokenizer}, cb);
     });
 }

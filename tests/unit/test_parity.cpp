@@ -68,6 +68,19 @@ TrainBatch variant_batch(const ModelConfig& c, std::uint64_t seed) {
     return make_train_batch(src, tgt, c);
 }
 
+// A variant's model and batch, and what inference computes for them: memory and logits.
+struct Inference {
+    Model model;
+    TrainBatch batch;
+    xt::xtensor<float, 2> memory, logits;
+    Inference(const Variant& v, std::uint64_t seed) : model(variant_model(v, seed)), batch(variant_batch(model.config, seed + 1)) {
+        EncoderWorkspace ews;
+        encoder_forward(memory, model, batch.src, ews);
+        DecoderWorkspace dws;
+        decoder_forward(logits, model, batch.src, memory, batch.tgt, dws);
+    }
+};
+
 std::vector<Variant> all_variants() {
     std::vector<Variant> out;
     for (NormPlacement n : {NormPlacement::Post, NormPlacement::Pre})
@@ -83,14 +96,11 @@ TEST_CASE("one forward: training's logits (dropout 0) equal inference's, bit for
     std::uint64_t seed = 10;
     for (const Variant& v : all_variants()) {
         CAPTURE(describe(v));
-        const Model m = variant_model(v, ++seed);
-        const TrainBatch b = variant_batch(m.config, ++seed);
-        EncoderWorkspace ews;
-        xt::xtensor<float, 2> memory, logits;
-        encoder_forward(memory, m, b.src, ews);
-        DecoderWorkspace dws;
-        decoder_forward(logits, m, b.src, memory, b.tgt, dws);
-
+        seed += 2;
+        const Inference run(v, seed);
+        const Model& m = run.model;
+        const TrainBatch& b = run.batch;
+        const xt::xtensor<float, 2>& logits = run.logits;
         TrainingWorkspace tws;
         const LossStats eval = evaluate_loss(m, b, 0.1f, tws);
         ConstMat trained = tws.logits();
@@ -113,16 +123,14 @@ TEST_CASE("one forward: the cached decoding step equals the full-sequence pass")
     std::uint64_t seed = 500;
     for (const Variant& v : all_variants()) {
         CAPTURE(describe(v));
-        const Model m = variant_model(v, ++seed);
-        const TrainBatch b = variant_batch(m.config, ++seed);
-        EncoderWorkspace ews;
-        xt::xtensor<float, 2> memory, full;
-        encoder_forward(memory, m, b.src, ews);
-        DecoderWorkspace dws;
-        decoder_forward(full, m, b.src, memory, b.tgt, dws);
+        seed += 2;
+        Inference run(v, seed);
+        const Model& m = run.model;
+        const TrainBatch& b = run.batch;
+        xt::xtensor<float, 2>& full = run.logits;
         const std::size_t rows = b.tgt.batch, t = b.tgt.len, vocab = m.config.target_vocab();
         log_softmax_rows(mat(full.data(), rows * t, vocab), m.config.pad_id);
-        DecoderState state(m, memory, b.src, t);
+        DecoderState state(m, run.memory, b.src, t);
         std::vector<float> step(rows * vocab);
         double worst = 0;
         for (std::size_t i = 0; i < t; ++i) {

@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "tfm/base/error.hpp"
+#include "tfm/model/model.hpp"
+#include "tfm/model/model_dir.hpp"
 
 namespace tfm::tool {
 
@@ -92,6 +94,35 @@ void check_fits_in_memory(const ModelConfig& c, std::size_t copies) {
                       params, need / double(1u << 30), have / double(1u << 30));
         throw UsageError(std::string(buf) + ": choose a smaller --d-model, --ffn, --layers or vocabulary");
     }
+}
+
+ModelConfig create_model(const std::string& dir, const ArchFlags& arch, const VocabularySource& vocab,
+                         std::uint64_t seed, std::size_t copies) {
+    SpmChoice spm;
+    const bool train = vocab.spm.empty();
+    if (train) {
+        spm = {dir + "/spm.src.tmp.model", dir + "/spm.tgt.tmp.model", !vocab.separate};
+        if (vocab.separate) {
+            train_sentencepiece(vocab.source_texts, spm.source, vocab.training);
+            train_sentencepiece(vocab.target_texts, spm.target, vocab.training);
+        } else {
+            std::vector<std::string> all = vocab.source_texts;
+            all.insert(all.end(), vocab.target_texts.begin(), vocab.target_texts.end());
+            spm.target = spm.source;
+            train_sentencepiece(all, spm.source, vocab.training);
+        }
+    } else {
+        spm = {vocab.spm.front(), vocab.spm.back(), vocab.spm.size() == 1};
+    }
+    const ModelConfig c = config_from_flags(arch, spm);
+    check_fits_in_memory(c, copies);
+    install_spm(dir, spm.source, spm.target);
+    if (train) {
+        std::remove(spm.source.c_str());
+        std::remove(spm.target.c_str());
+    }
+    save_model(dir, random_model(c, seed));
+    return c;
 }
 
 }  // namespace tfm::tool

@@ -31,11 +31,17 @@ void walk(M& m, F&& visit) {
         visit(name + ".weight", l.weight, Shape{out, in});
         visit(name + ".bias", l.bias, Shape{out});
     };
+    // A model's attention has all four projections (the ones tfm-attend may leave out for its
+    // ablations are no model's): a missing one is an error, never a null dereference.
+    auto projection = [&](const std::string& name, auto& l) {
+        if (!l) throw Error(name + ": the model's attention lacks this projection");
+        linear(name, *l, d, d);
+    };
     auto attention = [&](const std::string& name, auto& a) {
-        linear(name + ".q_proj", *a.q, d, d);
-        linear(name + ".k_proj", *a.k, d, d);
-        linear(name + ".v_proj", *a.v, d, d);
-        linear(name + ".out_proj", *a.out, d, d);
+        projection(name + ".q_proj", a.q);
+        projection(name + ".k_proj", a.k);
+        projection(name + ".v_proj", a.v);
+        projection(name + ".out_proj", a.out);
     };
     auto norm = [&](const std::string& name, auto& ln) {
         visit(name + ".weight", ln.gamma, Shape{d});

@@ -209,6 +209,9 @@ bool same(ConstMat a, ConstMat b) { return a.data == b.data && a.rows == b.rows 
 void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, ConstMat dy, ConstMat x_q, ConstMat x_k,
                         ConstMat x_v, const MultiHeadSaved& saved, const AttentionOptions& opt,
                         const MultiHeadParams& p) {
+    if (!p.q || !p.k || !p.value_proj() || !p.out || p.additive || !grad.q || !grad.k || !grad.out ||
+        !(p.shared_kv || grad.v))
+        throw Error("training needs dot-product attention with all four projections");
     const std::size_t d = x_q.cols, nq = x_q.rows, nk = x_k.rows;
     // The gradients of the projections' outputs sit side by side when their inputs (and the
     // gradients of those) are one matrix: [dq|dk|dv] [N,3D] in self-attention, [dk|dv] [Nk,2D]

@@ -1,0 +1,109 @@
+#include "tfm/train/schedule.hpp"
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+
+#include "tfm/base/error.hpp"
+#include "tfm/model/model_dir.hpp"
+
+namespace tfm {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+bool exists(const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0;
+}
+
+// Sums over the updates since the last log row.
+struct Window {
+    double tokens = 0, seconds = 0, loss = 0, nll = 0;
+    std::size_t counted = 0;
+    void add(const StepReport& r) {
+        tokens += double(r.loss.tokens), seconds += r.seconds, loss += r.loss.smoothed, nll += r.loss.nll;
+        counted += r.loss.tokens;
+    }
+};
+
+}  // namespace
+
+void run_schedule(Trainer& trainer, Model& model, Adam& adam, const std::string& model_dir, const ScheduleOptions& opt,
+                  const Validation& valid, const ScheduleCallbacks& cb) {
+    const auto info = [&](const std::string& line) {
+        if (cb.info) cb.info(line);
+    };
+    const std::string log_path = model_dir + "/metrics.tsv";
+    const bool new_log = !exists(log_path);
+    std::ofstream log(log_path, std::ios::app);
+    if (!log) throw Error(log_path + ": cannot open for appending");
+    if (new_log)
+        log << "step\tepoch\tloss\tnll\tppl\tlr\tgrad_norm\ttokens_per_s\tvalid_loss\tvalid_nll\tvalid_ppl\tvalid_bleu\n";
+    const auto save = [&] { return save_checkpoint(model_dir, model, adam, trainer.state(), opt.keep); };
+    Window w;
+    double best_valid = std::numeric_limits<double>::infinity();
+    std::size_t stale = 0;
+    bool stop_early = false;
+    const std::string no_valid = "\t\t\t\t";
+    while (trainer.state().step < opt.steps && (opt.epochs == 0 || trainer.state().epoch < opt.epochs)) {
+        const StepReport r = trainer.step();
+        if (cb.progress) cb.progress(r);
+        w.add(r);
+        const bool last = r.step >= opt.steps;
+        std::string valid_cols = no_valid;
+        if (valid.pairs && (r.step % opt.valid_every == 0 || last)) {
+            const LossStats v = trainer.evaluate(*valid.pairs);
+            const double vl = v.smoothed / double(v.tokens), vn = v.nll / double(v.tokens);
+            const Bleu bleu = trainer.evaluate_bleu(*valid.pairs, *valid.tokenizer);
+            valid_cols = "\t" + fmt("%.4f", vl) + "\t" + fmt("%.4f", vn) + "\t" + fmt("%.2f", std::exp(vn)) + "\t" +
+                         fmt("%.2f", bleu.score);
+            info("step " + std::to_string(r.step) + " validation: loss " + fmt("%.4f", vl) + ", ppl " +
+                 fmt("%.2f", std::exp(vn)) + ", BLEU " + fmt("%.2f", bleu.score) + " (greedy)");
+            if (vl < best_valid) {
+                best_valid = vl;
+                stale = 0;
+            } else if (opt.patience && ++stale >= opt.patience) {
+                stop_early = true;
+            }
+        }
+        if (r.step % opt.log_every == 0 || last || valid_cols != no_valid) {
+            const double tl = w.loss / double(w.counted), tn = w.nll / double(w.counted);
+            log << r.step << '\t' << r.epoch << '\t' << fmt("%.4f", tl) << '\t' << fmt("%.4f", tn) << '\t'
+                << fmt("%.2f", std::exp(tn)) << '\t' << fmt("%.3e", r.learning_rate) << '\t' << fmt("%.3f", r.grad_norm)
+                << '\t' << fmt("%.1f", w.tokens / w.seconds) << valid_cols << '\n';
+            if (!log.flush()) throw Error(log_path + ": write error");
+            info("step " + std::to_string(r.step) + " epoch " + std::to_string(r.epoch) + " loss " + fmt("%.4f", tl) +
+                 " ppl " + fmt("%.2f", std::exp(tn)) + " lr " + fmt("%.3e", r.learning_rate) + " " +
+                 fmt("%.0f", w.tokens / w.seconds) + " tokens/s");
+            w = Window{};
+        }
+        if (r.step % opt.save_every == 0 || last || stop_early) save();
+        if (stop_early) {
+            info("stopping early: " + std::to_string(opt.patience) + " validations without improvement");
+            break;
+        }
+        if (const int signal = cb.stop_requested ? cb.stop_requested() : 0) {
+            const std::string where = save();
+            throw Interrupted(signal, "interrupted: checkpoint saved in " + where);
+        }
+    }
+    if (trainer.state().step % opt.save_every != 0) save();
+    log.close();
+    if (log.fail()) throw Error(log_path + ": write error");
+    if (opt.average_last) {
+        const auto last = latest_checkpoints(model_dir, opt.average_last);
+        save_model(model_dir, average_checkpoints(last));
+        info("the model in " + model_dir + " is the mean of the last " + std::to_string(last.size()) + " checkpoints");
+    }
+}
+
+}  // namespace tfm
