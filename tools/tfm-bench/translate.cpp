@@ -33,14 +33,14 @@ Subcommand add_translate(CLI::App& app, Common& common) {
     return [f, &common] {
         auto beams = tool::option_range("--beam", f->beams);
         double ref = print_header(common);
-        TranslateBenchOptions tr = f->options;
-        tr.timing = common.timing();
+        TranslateBenchOptions opt = f->options;
+        opt.timing = common.timing();
         Table t({"preset", "sentences", "beam", "median_s", "target_tokens", "sentences_per_s", "tokens_per_s",
                  "peak_rss_MiB"});
         for (std::size_t beam : beams) {
-            tr.beam = beam;
-            auto p = bench_translate(tr);
-            t.add({tr.preset, std::to_string(tr.sentences), std::to_string(beam), Table::num(p.timing.median, 3),
+            opt.beam = beam;
+            auto p = bench_translate(opt);
+            t.add({opt.preset, std::to_string(opt.sentences), std::to_string(beam), Table::num(p.timing.median, 3),
                    std::to_string(p.target_tokens), Table::num(p.sentences_per_s, 1), Table::num(p.tokens_per_s, 1),
                    Table::num(p.peak_rss_mib, 0)});
         }

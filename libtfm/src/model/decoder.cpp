@@ -25,10 +25,14 @@ AttentionOptions decoder_cross_attention(const ModelConfig& c) {
     return opt;
 }
 
-void output_logits(Mat y, ConstMat x, const Model& m) {
+void output_projection(Mat y, ConstMat x, const Model& m) {
     const auto& w = m.output_weight();
-    const std::size_t v = w.shape(0);
-    gemm(y, x, Op::N, mat(w.data(), v, w.shape(1)), Op::T);
+    gemm(y, x, Op::N, mat(w.data(), w.shape(0), w.shape(1)), Op::T);
+}
+
+void output_logits(Mat y, ConstMat x, const Model& m) {
+    output_projection(y, x, m);
+    const std::size_t v = y.cols;
     const float* bias = m.final_logits_bias.data();
     parallel_for(y.rows, [&](std::size_t i) {
         float* row = y.data + i * y.ld;

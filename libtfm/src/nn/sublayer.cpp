@@ -5,12 +5,14 @@
 namespace tfm {
 
 namespace {
+// Rows [0, n) in blocks of a fixed size, in parallel: the blocks do not depend on the thread
+// count, so neither do the results.
 constexpr std::size_t kRowBlock = 32;
-}  // namespace
-
-void for_row_blocks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
+template <class F>
+void for_row_blocks(std::size_t n, F&& fn) {
     parallel_blocks(n, kRowBlock, fn);
 }
+}  // namespace
 
 void residual_sublayer(std::vector<float>& xv, std::size_t n, const LayerNorm& ln, NormPlacement norm,
                        const DropoutMask& mask, SublayerBuffers& buf, SublayerTrace* trace,

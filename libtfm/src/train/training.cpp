@@ -55,20 +55,28 @@ public:
         return st;
     }
 
-    ConstMat logits() const { return mat(logits_.data(), nt_, m_ ? m_->config.target_vocab() : 0); }
+    // The logits z = projection + bias of the last forward, as the loss saw them.
+    xt::xtensor<float, 2> logits() const {
+        const std::size_t v = m_ ? m_->config.target_vocab() : 0;
+        xt::xtensor<float, 2> z = xt::xtensor<float, 2>::from_shape({nt_, v});
+        for (std::size_t i = 0; i < nt_; ++i)
+            for (std::size_t j = 0; j < v; ++j) z(i, j) = logits_[i * v + j] + m_->final_logits_bias(j);
+        return z;
+    }
 
 private:
     Mat memory() { return mat(x_.data(), ns_, config().d_model); }
     Mat decoder_states() { return mat(y_.data(), nt_, config().d_model); }
 
-    // logits [Nt,V] (with final_logits_bias) and, when training, d loss / d logits in their
-    // place (and the gradient of final_logits_bias, their column sums).
+    // The output projection [Nt,V] (the loss adds final_logits_bias as it reads each row: one
+    // pass less over [Nt,V]) and, when training, d loss / d logits in its place (and the
+    // gradient of final_logits_bias, their column sums).
     LossStats loss(const TrainBatch& b) {
         const std::size_t v = config().target_vocab();
         logits_.resize(nt_ * v);
-        output_logits(mat(logits_.data(), nt_, v), decoder_states(), *m_);
+        output_projection(mat(logits_.data(), nt_, v), decoder_states(), *m_);
         return smoothed_cross_entropy(mat(logits_.data(), nt_, v), b.labels, config().pad_id, opt_.label_smoothing,
-                                      g_ ? logits_.data() : nullptr, nullptr,
+                                      g_ ? logits_.data() : nullptr, m_->final_logits_bias.data(),
                                       g_ ? g_->final_logits_bias.data() : nullptr);
     }
 
@@ -169,7 +177,7 @@ private:
 TrainingWorkspace::TrainingWorkspace() : pass_(std::make_unique<Pass>()) {}
 TrainingWorkspace::~TrainingWorkspace() = default;
 
-ConstMat TrainingWorkspace::logits() const { return pass_->logits(); }
+xt::xtensor<float, 2> TrainingWorkspace::logits() const { return pass_->logits(); }
 
 LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads, const TrainOptions& opt,
                            TrainingWorkspace& ws) {

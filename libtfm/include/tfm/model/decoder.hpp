@@ -51,8 +51,11 @@ void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src,
 void decoder_forward(xt::xtensor<float, 2>& logits, const Model& m, const TokenBatch& src,
                      const xt::xtensor<float, 2>& memory, const TokenBatch& tgt, DecoderWorkspace& ws);
 
-// y [N,V] = x [N,D] W_out^T + final_logits_bias
+// y [N,V] = x [N,D] W_out^T + final_logits_bias: output_projection, then the bias added.
 void output_logits(Mat y, ConstMat x, const Model& m);
+// y [N,V] = x [N,D] W_out^T, without the bias (training's loss adds it as it reads each row;
+// the sum rounds the same either way).
+void output_projection(Mat y, ConstMat x, const Model& m);
 
 // In place, row by row: log-softmax, then the pad id set to -inf (never generated).
 void log_softmax_rows(Mat logits, std::int64_t masked_id);

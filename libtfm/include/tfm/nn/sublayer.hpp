@@ -41,8 +41,4 @@ void residual_sublayer_backward(Mat dx, const LayerNorm& ln, LayerNorm& grad_ln,
                                 const SublayerTrace& trace, SublayerBuffers& buf,
                                 const std::function<void(Mat din, ConstMat dout, ConstMat in)>& fb);
 
-// Rows [0, n) in blocks of a fixed size, in parallel (the blocks do not depend on the thread
-// count, so neither do the results): fn(first, end) on each.
-void for_row_blocks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
-
 }  // namespace tfm

@@ -39,9 +39,9 @@ class TrainingWorkspace {
 public:
     TrainingWorkspace();
     ~TrainingWorkspace();
-    // The logits [B*T,V] (final_logits_bias included) of the last evaluate_loss; after
-    // forward_backward they hold d loss / d logits instead.
-    ConstMat logits() const;
+    // The logits [B*T,V] (final_logits_bias included) the last evaluate_loss scored (after
+    // forward_backward the workspace holds their gradient instead).
+    xt::xtensor<float, 2> logits() const;
     class Pass;
     std::unique_ptr<Pass> pass_;
 };
