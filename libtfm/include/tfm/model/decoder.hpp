@@ -13,6 +13,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "tfm/model/model.hpp"
+#include "tfm/model/stack_trace.hpp"
 #include "tfm/model/token_batch.hpp"
 #include "tfm/nn/sublayer.hpp"
 
@@ -31,11 +32,7 @@ struct DecoderLayerTrace {
     MultiHeadSaved self_mha, cross_mha;
     std::vector<float> ffn_kept;  // what the feed-forward backward needs [N,F]
 };
-struct DecoderTrace {
-    std::vector<DecoderLayerTrace> layers;
-    DropoutMask embedding;
-    std::vector<float> final_in;  // the final LayerNorm's input (pre-norm models)
-};
+using DecoderTrace = StackTrace<DecoderLayerTrace>;
 
 // The options of the decoder's (causal) self-attention and of its encoder-decoder attention.
 AttentionOptions decoder_self_attention(const ModelConfig& c);

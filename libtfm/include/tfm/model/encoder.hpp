@@ -8,6 +8,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "tfm/model/model.hpp"
+#include "tfm/model/stack_trace.hpp"
 #include "tfm/model/token_batch.hpp"
 #include "tfm/nn/sublayer.hpp"
 
@@ -32,11 +33,7 @@ struct EncoderLayerTrace {
     MultiHeadSaved mha;
     std::vector<float> ffn_kept;  // what the feed-forward backward needs [N,F]
 };
-struct EncoderTrace {
-    std::vector<EncoderLayerTrace> layers;
-    DropoutMask embedding;
-    std::vector<float> final_in;  // the final LayerNorm's input (pre-norm models)
-};
+using EncoderTrace = StackTrace<EncoderLayerTrace>;
 
 // The options of the encoder's self-attention.
 AttentionOptions encoder_attention(const ModelConfig& c);
