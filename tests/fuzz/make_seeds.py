@@ -46,3 +46,13 @@ write("model_dir", "spm", b"\x02" + b"\x0a\x05hello")
 for name, text in {"plain": "ka lo mi\nHaus Hund\n".encode(), "bytes": b"ka\xff\xfe lo\r\n\x00nu\n\n   \n",
                    "long": ("ka " * 200).encode(), "unicode": "über naïve Straße — 東京\n".encode()}.items():
     write("text_lines", name, text)
+
+# PyTorch checkpoints (torch.save's own files, made by tests/golden/make_torch_golden.py) and
+# the start of a legacy one.
+import pickle
+import shutil
+
+for fmt in ("zip", "legacy"):
+    os.makedirs("corpus/torch_checkpoint", exist_ok=True)
+    shutil.copy(f"../golden/data/torch_tensors_{fmt}.bin", f"corpus/torch_checkpoint/torch_tensors_{fmt}.bin")
+write("torch_checkpoint", "legacy_magic_only", pickle.dumps(0x1950a86a20f9469cfc6c, protocol=2) + pickle.dumps(1001, protocol=2))

@@ -22,40 +22,6 @@ namespace {
 
 constexpr std::size_t kMaxHeader = std::size_t(100) << 20;
 
-std::size_t itemsize(const std::string& dtype) {
-    static const std::map<std::string, std::size_t> sizes = {
-        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2}, {"U16", 2},
-        {"F16", 2},  {"BF16", 2}, {"I32", 4}, {"U32", 4},     {"F32", 4},     {"F64", 8}, {"I64", 8},
-        {"U64", 8}};
-    auto it = sizes.find(dtype);
-    return it == sizes.end() ? 0 : it->second;
-}
-
-float half_to_float(std::uint16_t h) {
-    std::uint32_t sign = std::uint32_t(h & 0x8000) << 16;
-    std::uint32_t exp = (h >> 10) & 0x1f;
-    std::uint32_t mant = h & 0x3ff;
-    std::uint32_t bits;
-    if (exp == 0) {
-        if (mant == 0) {
-            bits = sign;
-        } else {  // subnormal half: renormalise
-            int e = -1;
-            do {
-                ++e;
-                mant <<= 1;
-            } while (!(mant & 0x400));
-            bits = sign | (std::uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000u | (mant << 13);
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
 
 // float -> IEEE half, rounded to nearest even; overflow gives inf, NaN stays NaN.
 std::uint16_t float_to_half(float f) {
@@ -143,7 +109,7 @@ SafeTensors SafeTensors::open(const std::string& path) {
         const auto& off = entry["data_offsets"];
         if (!dt.is_string()) throw bad(where + "dtype is not a string");
         info.dtype = dt.get<std::string>();
-        std::size_t isz = itemsize(info.dtype);
+        std::size_t isz = dtype_size(info.dtype);
         if (isz == 0) throw bad(where + "unknown dtype " + info.dtype);
         if (!shape.is_array()) throw bad(where + "shape is not an array");
         for (const auto& d : shape) {
@@ -212,44 +178,28 @@ FloatArray SafeTensors::get(const std::string& name) const {
     if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
     const TensorInfo& info = it->second;
     FloatArray out = FloatArray::from_shape(info.shape);
-    const unsigned char* src = map_ + data_start_ + info.begin;
-    float* dst = out.data();
-    const std::size_t n = out.size();
-    if (info.dtype == "F32") {
-        if (n > 0) std::memcpy(dst, src, n * 4);
-    } else if (info.dtype == "F16") {
-        for (std::size_t i = 0; i < n; ++i) dst[i] = half_to_float(std::uint16_t(src[2 * i] | (src[2 * i + 1] << 8)));
-    } else if (info.dtype == "BF16") {
-        for (std::size_t i = 0; i < n; ++i) {
-            std::uint32_t bits = std::uint32_t(src[2 * i] | (src[2 * i + 1] << 8)) << 16;
-            std::memcpy(dst + i, &bits, 4);
-        }
-    } else if (info.dtype == "F64") {
-        for (std::size_t i = 0; i < n; ++i) {
-            double d;
-            std::memcpy(&d, src + 8 * i, 8);
-            dst[i] = static_cast<float>(d);
-        }
-    } else {
-        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype +
-                    " (expected F32, F16, BF16 or F64)");
-    }
+    if (!decode_floats(out.data(), map_ + data_start_ + info.begin, out.size(), info.dtype))
+        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16 or F64)");
     return out;
 }
 
-FloatArray SafeTensors::get(const std::string& name, const Shape& expected) const {
+std::vector<std::string> SafeTensors::names() const {
+    std::vector<std::string> out;
+    for (const auto& t : infos_) out.push_back(t.first);
+    return out;
+}
+
+Shape SafeTensors::shape(const std::string& name) const {
     auto it = infos_.find(name);
-    if (it != infos_.end() && it->second.shape != expected)
-        throw Error(path_ + ": tensor '" + name + "' has shape " + shape_str(it->second.shape) +
-                    ", expected " + shape_str(expected));
-    return get(name);
+    if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    return it->second.shape;
 }
 
 void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
                       const std::map<std::string, std::string>& metadata, const std::string& dtype) {
     if (dtype != "F32" && dtype != "F16" && dtype != "BF16")
         throw Error(path + ": cannot write dtype " + dtype + " (F32, F16 or BF16)");
-    const std::size_t item = itemsize(dtype);
+    const std::size_t item = dtype_size(dtype);
     nlohmann::json header = nlohmann::json::object();
     if (!metadata.empty()) header["__metadata__"] = metadata;
     std::size_t at = 0;

@@ -148,13 +148,12 @@ namespace {
 // Before anything is allocated: the tensors whose shapes carry each size of the config are
 // in the file with those shapes, so that a config claiming a million layers or an absurd
 // vocabulary fails here, naming the key and the tensor, instead of running out of memory.
-void check_sizes_against(const ModelConfig& c, const SafeTensors& file) {
+void check_sizes_against(const ModelConfig& c, const TensorFile& file) {
     auto expect = [&](const std::string& name, const Shape& shape, const std::string& keys) {
-        const auto it = file.tensors().find(name);
-        if (it == file.tensors().end())
+        if (!file.contains(name))
             throw Error(file.path() + ": no tensor '" + name + "', which config.json's " + keys + " imply");
-        if (it->second.shape != shape)
-            throw Error(file.path() + ": tensor '" + name + "' has shape " + shape_str(it->second.shape) +
+        if (file.shape(name) != shape)
+            throw Error(file.path() + ": tensor '" + name + "' has shape " + shape_str(file.shape(name)) +
                         ", expected " + shape_str(shape) + " from config.json's " + keys);
     };
     const std::size_t d = c.d_model;
@@ -177,7 +176,7 @@ void check_sizes_against(const ModelConfig& c, const SafeTensors& file) {
 
 }  // namespace
 
-Model load_model_weights(const ModelConfig& c, const SafeTensors& file) {
+Model load_model_weights(const ModelConfig& c, const TensorFile& file) {
     validate_config(c);
     check_sizes_against(c, file);
     Model m = skeleton(c);

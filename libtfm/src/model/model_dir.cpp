@@ -9,6 +9,8 @@
 
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
+#include "tfm/io/safetensors.hpp"
+#include "tfm/io/torch_checkpoint.hpp"
 
 namespace tfm {
 
@@ -30,9 +32,16 @@ ModelDir load_model_dir(const std::string& path) {
     if (!S_ISDIR(st.st_mode))
         throw Error(path + ": not a model directory (a file; a model is a directory holding config.json)");
     ModelConfig config = load_config(path + "/config.json");
-    const std::string weights = path + "/model.safetensors";
-    if (::lstat(weights.c_str(), &st) != 0 && errno == ENOENT) throw Error(path + ": missing model.safetensors");
-    Model model = load_model_weights(config, SafeTensors::open(weights));
+    // The weights: model.safetensors, or else pytorch_model.bin as transformers writes it.
+    const std::string weights = path + "/model.safetensors", torch_weights = path + "/pytorch_model.bin";
+    const auto absent = [&](const std::string& p) { return ::lstat(p.c_str(), &st) != 0 && errno == ENOENT; };
+    Model model;
+    if (!absent(weights))
+        model = load_model_weights(config, SafeTensors::open(weights));
+    else if (!absent(torch_weights))
+        model = load_model_weights(config, TorchCheckpoint::open(torch_weights));
+    else
+        throw Error(path + ": missing model.safetensors (or pytorch_model.bin)");
     Tokenizer tokenizer = Tokenizer::load(path, config);
     return {path, std::move(model), std::move(tokenizer)};
 }

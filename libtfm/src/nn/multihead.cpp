@@ -22,7 +22,7 @@ MultiHeadParams random_multihead(const MultiHeadConfig& cfg, std::uint64_t seed)
 }
 
 namespace {
-Linear load_linear(const SafeTensors& f, const std::string& name, std::size_t d) {
+Linear load_linear(const TensorFile& f, const std::string& name, std::size_t d) {
     Linear l;
     l.weight = f.get(name + ".weight", {d, d});
     if (f.contains(name + ".bias")) l.bias = f.get(name + ".bias", {d});
@@ -30,7 +30,7 @@ Linear load_linear(const SafeTensors& f, const std::string& name, std::size_t d)
 }
 }  // namespace
 
-MultiHeadParams load_multihead(const SafeTensors& f, const std::string& prefix,
+MultiHeadParams load_multihead(const TensorFile& f, const std::string& prefix,
                                const MultiHeadConfig& cfg) {
     MultiHeadParams p;
     const std::size_t d = cfg.d;

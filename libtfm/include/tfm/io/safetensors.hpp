@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tfm/base/tensor.hpp"
+#include "tfm/io/tensor_file.hpp"
 
 namespace tfm {
 
@@ -19,7 +20,7 @@ struct TensorInfo {
     std::size_t begin = 0, end = 0;  // byte offsets into the data section
 };
 
-class SafeTensors {
+class SafeTensors : public TensorFile {
 public:
     // Maps and validates the file; throws Error naming the file and what is wrong.
     static SafeTensors open(const std::string& path);
@@ -27,14 +28,15 @@ public:
     SafeTensors& operator=(SafeTensors&&) noexcept;
     ~SafeTensors();
 
-    const std::string& path() const { return path_; }
-    bool contains(const std::string& name) const { return infos_.count(name) != 0; }
+    const std::string& path() const override { return path_; }
+    bool contains(const std::string& name) const override { return infos_.count(name) != 0; }
+    std::vector<std::string> names() const override;
+    Shape shape(const std::string& name) const override;
     const std::map<std::string, TensorInfo>& tensors() const { return infos_; }
     const std::map<std::string, std::string>& metadata() const { return metadata_; }
     // The tensor as float32 (F32, F16, BF16 and F64 are converted); throws when missing.
-    FloatArray get(const std::string& name) const;
-    // As get(), and the shape must be `expected`; the error names both shapes.
-    FloatArray get(const std::string& name, const Shape& expected) const;
+    FloatArray get(const std::string& name) const override;
+    using TensorFile::get;  // get(name, expected shape)
 
 private:
     SafeTensors() = default;

@@ -62,7 +62,7 @@ Model random_model(const ModelConfig& config, std::uint64_t seed);
 
 // Every tensor the config implies must be present with its shape; the error names the first
 // missing or misshapen one.
-Model load_model_weights(const ModelConfig& config, const SafeTensors& file);
+Model load_model_weights(const ModelConfig& config, const TensorFile& file);
 
 // Every parameter tensor with its HF name (tied weights once; the sinusoidal tables, which
 // are not parameters, left out), in a fixed order.

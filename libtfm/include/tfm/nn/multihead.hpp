@@ -37,7 +37,7 @@ MultiHeadParams random_multihead(const MultiHeadConfig& cfg, std::uint64_t seed)
 // From a safetensors file, HF names: {prefix}q_proj.weight [D,D], {prefix}q_proj.bias [D],
 // likewise k_proj, v_proj (not read with shared_kv), out_proj; additive scoring reads
 // {prefix}additive.q.weight [A,K], {prefix}additive.k.weight [A,K], {prefix}additive.w [A].
-MultiHeadParams load_multihead(const SafeTensors& file, const std::string& prefix,
+MultiHeadParams load_multihead(const TensorFile& file, const std::string& prefix,
                                const MultiHeadConfig& cfg);
 
 // Scratch buffers reused across calls (no allocation per record once warm).

@@ -1,0 +1,34 @@
+// A file of named tensors, whatever its format (safetensors.hpp, torch_checkpoint.hpp): what
+// loading a model asks of its weights file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tfm/base/tensor.hpp"
+
+namespace tfm {
+
+class TensorFile {
+public:
+    virtual ~TensorFile() = default;
+    virtual const std::string& path() const = 0;
+    virtual bool contains(const std::string& name) const = 0;
+    virtual std::vector<std::string> names() const = 0;
+    virtual Shape shape(const std::string& name) const = 0;  // throws when missing
+    // The tensor as float32 (wider and narrower float types converted); throws when missing
+    // or not a float tensor, naming the file and the tensor.
+    virtual FloatArray get(const std::string& name) const = 0;
+    // As get(), and the shape must be `expected`; the error names both shapes.
+    FloatArray get(const std::string& name, const Shape& expected) const;
+};
+
+// n values of dtype (F32, F16, BF16, F64; little-endian) at src -> float32 at dst. Returns
+// false for another dtype.
+bool decode_floats(float* dst, const unsigned char* src, std::size_t n, const std::string& dtype);
+
+// Bytes per element of a dtype name (F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL); 0 if
+// unknown.
+std::size_t dtype_size(const std::string& dtype);
+
+}  // namespace tfm

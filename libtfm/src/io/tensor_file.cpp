@@ -1,0 +1,81 @@
+#include "tfm/io/tensor_file.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+
+#include "tfm/base/error.hpp"
+
+namespace tfm {
+
+FloatArray TensorFile::get(const std::string& name, const Shape& expected) const {
+    if (contains(name)) {
+        const Shape s = shape(name);
+        if (s != expected)
+            throw Error(path() + ": tensor '" + name + "' has shape " + shape_str(s) + ", expected " + shape_str(expected));
+    }
+    return get(name);
+}
+
+std::size_t dtype_size(const std::string& dtype) {
+    static const std::map<std::string, std::size_t> sizes = {
+        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2}, {"U16", 2},
+        {"F16", 2},  {"BF16", 2}, {"I32", 4}, {"U32", 4},     {"F32", 4},     {"F64", 8}, {"I64", 8},
+        {"U64", 8}};
+    auto it = sizes.find(dtype);
+    return it == sizes.end() ? 0 : it->second;
+}
+
+namespace {
+
+float half_to_float(std::uint16_t h) {
+    std::uint32_t sign = std::uint32_t(h & 0x8000) << 16;
+    std::uint32_t exp = (h >> 10) & 0x1f;
+    std::uint32_t mant = h & 0x3ff;
+    std::uint32_t bits;
+    if (exp == 0) {
+        if (mant == 0) {
+            bits = sign;
+        } else {  // subnormal half: renormalise
+            int e = -1;
+            do {
+                ++e;
+                mant <<= 1;
+            } while (!(mant & 0x400));
+            bits = sign | (std::uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+}  // namespace
+
+bool decode_floats(float* dst, const unsigned char* src, std::size_t n, const std::string& dtype) {
+    if (dtype == "F32") {
+        if (n > 0) std::memcpy(dst, src, n * 4);
+    } else if (dtype == "F16") {
+        for (std::size_t i = 0; i < n; ++i) dst[i] = half_to_float(std::uint16_t(src[2 * i] | (src[2 * i + 1] << 8)));
+    } else if (dtype == "BF16") {
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint32_t bits = std::uint32_t(src[2 * i] | (src[2 * i + 1] << 8)) << 16;
+            std::memcpy(dst + i, &bits, 4);
+        }
+    } else if (dtype == "F64") {
+        for (std::size_t i = 0; i < n; ++i) {
+            double d;
+            std::memcpy(&d, src + 8 * i, 8);
+            dst[i] = static_cast<float>(d);
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+}  // namespace tfm

@@ -1,0 +1,341 @@
+#include "tfm/io/torch_checkpoint.hpp"
+
+#include <zip.h>
+
+#include <cstring>
+
+#include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
+#include "tfm/io/pickle.hpp"
+
+namespace tfm {
+
+namespace {
+
+using pickle::Value;
+using Kind = pickle::Value::Kind;
+
+constexpr std::size_t kMaxFileBytes = std::size_t(1) << 36;  // 64 GiB
+constexpr std::size_t kMaxRank = 16;
+
+// torch.<Name>Storage -> dtype
+std::string storage_dtype(const std::string& global) {
+    static const std::map<std::string, std::string> types = {
+        {"torch.FloatStorage", "F32"}, {"torch.HalfStorage", "F16"},  {"torch.BFloat16Storage", "BF16"},
+        {"torch.DoubleStorage", "F64"}, {"torch.LongStorage", "I64"}, {"torch.IntStorage", "I32"},
+        {"torch.ShortStorage", "I16"},  {"torch.CharStorage", "I8"},  {"torch.ByteStorage", "U8"},
+        {"torch.BoolStorage", "BOOL"}};
+    auto it = types.find(global);
+    return it == types.end() ? "" : it->second;
+}
+
+std::size_t as_size(const Value* v, const std::string& what, const std::string& path) {
+    if (!v || !v->is(Kind::Int) || v->integer < 0)
+        throw Error(path + ": " + what + " is not a non-negative integer");
+    return std::size_t(v->integer);
+}
+
+Shape as_shape(const Value* v, const std::string& what, const std::string& path) {
+    if (!v || !v->is(Kind::Tuple) || v->items.size() > kMaxRank) throw Error(path + ": " + what + " is not a tuple of sizes");
+    Shape s;
+    for (const Value* item : v->items) s.push_back(as_size(item, what, path));
+    return s;
+}
+
+}  // namespace
+
+// The unpickling of one checkpoint: what the hooks build, then the state dict walked.
+struct TorchReader {
+    TorchCheckpoint& ck;
+    bool legacy;
+    struct StorageRef {
+        std::string key;
+        std::size_t offset = 0;  // legacy views: elements into the root storage
+    };
+    struct TensorRef {
+        TorchCheckpoint::Tensor tensor;
+    };
+
+    pickle::Hooks hooks() {
+        pickle::Hooks h;
+        h.persistent = [this](pickle::Document& doc, const Value& pid) { return storage(doc, pid); };
+        h.call = [this](pickle::Document& doc, const Value& f, const Value& args) { return call(doc, f, args); };
+        return h;  // BUILD (an OrderedDict's _metadata) is ignored
+    }
+
+    // ('storage', torch.<T>Storage, key, location, numel[, view_metadata (legacy)])
+    pickle::ValuePtr storage(pickle::Document& doc, const Value& pid) {
+        const std::string& path = ck.path_;
+        if (!pid.is(Kind::Tuple) || pid.items.size() < 5 || !pid.items[0]->is(Kind::String) ||
+            pid.items[0]->text != "storage")
+            throw Error(path + ": a persistent id that is not a storage");
+        const Value& type = *pid.items[1];
+        const std::string dtype = type.is(Kind::Global) ? storage_dtype(type.text) : "";
+        if (dtype.empty())
+            throw Error(path + ": storage type " + (type.is(Kind::Global) ? type.text : std::string("?")) +
+                        " is not one tfm reads");
+        if (!pid.items[2]->is(Kind::String)) throw Error(path + ": a storage key that is not a string");
+        const std::string key = pid.items[2]->text;
+        const std::size_t numel = as_size(pid.items[4], "a storage's size", path);
+        auto ref = std::make_shared<StorageRef>();
+        ref->key = key;
+        if (legacy && pid.items.size() > 5 && !pid.items[5]->is(Kind::None)) {  // (view key, offset, size)
+            const Value& view = *pid.items[5];
+            if (!view.is(Kind::Tuple) || view.items.size() != 3 || !view.items[0]->is(Kind::String))
+                throw Error(path + ": a storage view that is not (key, offset, size)");
+            ref->offset = as_size(view.items[1], "a storage view's offset", path);
+        }
+        auto& st = ck.storages_[key];
+        if (!st.dtype.empty() && (st.dtype != dtype || st.numel != numel))
+            throw Error(path + ": storage '" + key + "' is declared twice differently");
+        st.dtype = dtype;
+        st.numel = numel;
+        return doc.make_object("storage", ref);
+    }
+
+    pickle::ValuePtr call(pickle::Document& doc, const Value& f, const Value& args) {
+        const std::string& path = ck.path_;
+        if (f.text == "collections.OrderedDict") return doc.make(Kind::Dict);
+        if (f.text == "torch._utils._rebuild_tensor_v2" || f.text == "torch._utils._rebuild_tensor") {
+            // (storage, storage_offset, size, stride, ...)
+            if (args.items.size() < 4 || !args.items[0]->is(Kind::Object) || args.items[0]->text != "storage")
+                throw Error(path + ": " + f.text + " without a storage");
+            const auto& ref = *std::static_pointer_cast<StorageRef>(args.items[0]->payload);
+            auto t = std::make_shared<TensorRef>();
+            t->tensor.storage = ref.key;
+            t->tensor.dtype = ck.storages_[ref.key].dtype;
+            t->tensor.offset = ref.offset + as_size(args.items[1], "a tensor's storage offset", path);
+            t->tensor.shape = as_shape(args.items[2], "a tensor's size", path);
+            t->tensor.stride = as_shape(args.items[3], "a tensor's stride", path);
+            if (t->tensor.stride.size() != t->tensor.shape.size())
+                throw Error(path + ": a tensor's size and stride differ in rank");
+            return doc.make_object("tensor", t);
+        }
+        if (f.text == "torch._utils._rebuild_parameter") {  // (data, requires_grad, hooks)
+            if (args.items.empty() || !args.items[0]->is(Kind::Object) || args.items[0]->text != "tensor")
+                throw Error(path + ": a parameter without a tensor");
+            return args.items[0];
+        }
+        throw Error(path + ": the pickle calls " + f.text + ", which a state dict never does (refused)");
+    }
+
+    // The state dict: names -> tensors (other entries, such as _metadata, are not tensors).
+    void collect(const Value& root) {
+        const std::string& path = ck.path_;
+        if (!root.is(Kind::Dict)) throw Error(path + ": the checkpoint does not hold a state dict");
+        for (std::size_t i = 0; i + 1 < root.items.size(); i += 2) {
+            const Value& k = *root.items[i];
+            const Value& v = *root.items[i + 1];
+            if (!k.is(Kind::String)) throw Error(path + ": a state dict key that is not a string");
+            if (!v.is(Kind::Object) || v.text != "tensor") continue;
+            ck.tensors_[k.text] = std::static_pointer_cast<TensorRef>(v.payload)->tensor;
+        }
+    }
+};
+
+namespace {
+
+std::string zip_message(zip_error_t* e) {
+    std::string m = zip_error_strerror(e);
+    zip_error_fini(e);
+    return m;
+}
+
+// Every entry of a zip in memory, by name (libzip checks sizes and CRCs as it reads).
+std::map<std::string, std::string> read_zip(const std::string& bytes, const std::string& path) {
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
+    if (!src) throw Error(path + ": " + zip_message(&err));
+    zip_t* z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+    if (!z) {
+        zip_source_free(src);
+        throw Error(path + ": not a readable zip archive: " + zip_message(&err));
+    }
+    std::map<std::string, std::string> out;
+    try {
+        const zip_int64_t n = zip_get_num_entries(z, 0);
+        for (zip_int64_t i = 0; i < n; ++i) {
+            zip_stat_t st;
+            if (zip_stat_index(z, zip_uint64_t(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || !st.name)
+                throw Error(path + ": zip entry " + std::to_string(i) + ": " + zip_strerror(z));
+            if (st.size > bytes.size() * 1032 + (std::uint64_t(1) << 20))  // beyond any compression ratio
+                throw Error(path + ": zip entry '" + std::string(st.name) + "' claims an impossible size");
+            std::string data(std::size_t(st.size), '\0');
+            zip_file_t* f = zip_fopen_index(z, zip_uint64_t(i), 0);
+            if (!f) throw Error(path + ": zip entry '" + std::string(st.name) + "': " + zip_strerror(z));
+            zip_int64_t got = zip_fread(f, data.data(), st.size);
+            char extra;
+            // Reading on to the end is what makes libzip compare the entry's CRC.
+            if (got >= 0 && zip_uint64_t(got) == st.size && zip_fread(f, &extra, 1) != 0) got = -1;
+            const std::string why = got < 0 ? zip_file_strerror(f) : "";
+            zip_fclose(f);
+            if (got < 0 || zip_uint64_t(got) != st.size)
+                throw Error(path + ": zip entry '" + std::string(st.name) + "': " + (why.empty() ? "truncated" : why));
+            out.emplace(st.name, std::move(data));
+        }
+    } catch (...) {
+        zip_discard(z);
+        throw;
+    }
+    zip_discard(z);
+    return out;
+}
+
+bool is_zip(const std::string& b) { return b.size() >= 4 && b.compare(0, 4, "PK\x03\x04", 4) == 0; }
+
+void check_storage_sizes(const std::map<std::string, TorchCheckpoint::Storage>& storages,
+                         const std::map<std::string, TorchCheckpoint::Tensor>& tensors, const std::string& path) {
+    for (const auto& [name, t] : tensors) {
+        const auto& st = storages.at(t.storage);
+        // The furthest element the view touches must lie inside its storage.
+        std::size_t last = t.offset, count = 1;
+        for (std::size_t d = 0; d < t.shape.size(); ++d) {
+            if (t.shape[d] == 0) count = 0;
+            else if (t.stride[d] && (t.shape[d] - 1) > (st.numel - last) / t.stride[d])
+                throw Error(path + ": tensor '" + name + "' reaches past its storage '" + t.storage + "'");
+            else last += (t.shape[d] - 1) * t.stride[d];
+        }
+        if (count && last >= st.numel) throw Error(path + ": tensor '" + name + "' reaches past its storage '" + t.storage + "'");
+    }
+}
+
+}  // namespace
+
+TorchCheckpoint TorchCheckpoint::open(const std::string& path) {
+    return from_bytes(read_regular_file(path, kMaxFileBytes), path);
+}
+
+TorchCheckpoint TorchCheckpoint::from_bytes(const std::string& bytes, const std::string& path) {
+    TorchCheckpoint ck;
+    ck.path_ = path;
+    TorchReader reader{ck, !is_zip(bytes)};
+    ck.legacy_ = reader.legacy;
+    pickle::Hooks hooks = reader.hooks();
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    if (!reader.legacy) {
+        std::map<std::string, std::string> entries = read_zip(bytes, path);
+        std::string prefix;
+        for (const auto& [name, data] : entries)
+            if (name.size() >= 9 && name.compare(name.size() - 9, 9, "/data.pkl") == 0) prefix = name.substr(0, name.size() - 8);
+        if (prefix.empty()) throw Error(path + ": a zip archive without data.pkl is not a PyTorch checkpoint");
+        const std::string& pkl = entries[prefix + "data.pkl"];
+        pickle::Document doc;
+        pickle::unpickle(doc, reinterpret_cast<const unsigned char*>(pkl.data()), pkl.size(), nullptr, hooks,
+                         path + " (data.pkl)");
+        reader.collect(*doc.root);
+        for (auto& [key, st] : ck.storages_) {
+            auto it = entries.find(prefix + "data/" + key);
+            if (it == entries.end()) throw Error(path + ": storage '" + key + "' is missing from the archive");
+            if (it->second.size() != st.numel * dtype_size(st.dtype))
+                throw Error(path + ": storage '" + key + "' holds " + std::to_string(it->second.size()) + " bytes, " +
+                            std::to_string(st.numel) + " " + st.dtype + " values expected");
+            st.bytes = std::move(it->second);
+        }
+    } else {
+        if (bytes.size() < 2 || p[0] != 0x80)
+            throw Error(path + ": not a PyTorch checkpoint (neither a zip archive nor torch.save's legacy format)");
+        std::size_t at = 0, used = 0;
+        const auto next = [&](const std::string& what) {
+            pickle::Document doc;
+            pickle::unpickle(doc, p + at, bytes.size() - at, &used, hooks, path + " (" + what + ")");
+            at += used;
+            return doc;
+        };
+        {
+            pickle::Document magic = next("magic number");
+            static const char kMagic[] = "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";  // 0x1950a86a20f9469cfc6c
+            if (!magic.root->is(Kind::LongInt) || magic.root->text != std::string(kMagic, 10))
+                throw Error(path + ": neither a zip archive nor a legacy PyTorch file (no magic number)");
+        }
+        pickle::Document protocol = next("protocol version");
+        if (!protocol.root->is(Kind::Int) || protocol.root->integer != 1001)
+            throw Error(path + ": legacy PyTorch protocol " +
+                        (protocol.root->is(Kind::Int) ? std::to_string(protocol.root->integer) : std::string("?")) +
+                        " (1001 expected)");
+        pickle::Document info = next("system information");
+        if (const Value* le = pickle::dict_get(*info.root, "little_endian"); le && le->is(Kind::Bool) && !le->boolean)
+            throw Error(path + ": written on a big-endian machine, which tfm does not read");
+        pickle::Document state = next("state dict");
+        reader.collect(*state.root);
+        pickle::Document keys = next("storage keys");
+        if (!keys.root->is(Kind::List)) throw Error(path + ": the storage keys are not a list");
+        for (const Value* k : keys.root->items) {
+            if (!k->is(Kind::String)) throw Error(path + ": a storage key that is not a string");
+            auto it = ck.storages_.find(k->text);
+            if (it == ck.storages_.end()) throw Error(path + ": storage '" + k->text + "' was never declared");
+            Storage& st = it->second;
+            if (bytes.size() - at < 8) throw Error(path + ": truncated before storage '" + k->text + "'");
+            std::uint64_t numel = 0;
+            for (int i = 7; i >= 0; --i) numel = (numel << 8) | p[at + std::size_t(i)];
+            at += 8;
+            const std::size_t size = dtype_size(st.dtype);
+            if (numel != st.numel || numel > (bytes.size() - at) / size)
+                throw Error(path + ": storage '" + k->text + "' is truncated or of another size than declared");
+            st.bytes.assign(bytes, at, std::size_t(numel) * size);
+            at += std::size_t(numel) * size;
+        }
+        for (const auto& [key, st] : ck.storages_)
+            if (st.bytes.size() != st.numel * dtype_size(st.dtype))
+                throw Error(path + ": storage '" + key + "' has no data");
+    }
+    check_storage_sizes(ck.storages_, ck.tensors_, path);
+    if (ck.tensors_.empty()) throw Error(path + ": the checkpoint holds no tensors");
+    return ck;
+}
+
+std::vector<std::string> TorchCheckpoint::names() const {
+    std::vector<std::string> out;
+    for (const auto& t : tensors_) out.push_back(t.first);
+    return out;
+}
+
+Shape TorchCheckpoint::shape(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    return it->second.shape;
+}
+
+std::string TorchCheckpoint::dtype(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    return it->second.dtype;
+}
+
+FloatArray TorchCheckpoint::get(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    const Tensor& t = it->second;
+    const Storage& st = storages_.at(t.storage);
+    const std::size_t size = dtype_size(st.dtype);
+    FloatArray out = FloatArray::from_shape(t.shape);
+    const std::size_t n = out.size(), rank = t.shape.size();
+    const auto* base = reinterpret_cast<const unsigned char*>(st.bytes.data());
+    // Contiguous (the usual case): one conversion. Otherwise the view's elements are gathered
+    // in row-major order first, following its strides.
+    bool contiguous = true;
+    for (std::size_t d = rank, expect = 1; d-- > 0; expect *= t.shape[d])
+        if (t.shape[d] > 1 && t.stride[d] != expect) contiguous = false;
+    std::string gathered;
+    const unsigned char* src = base + t.offset * size;
+    if (!contiguous && n > 0) {
+        gathered.resize(n * size);
+        std::vector<std::size_t> index(rank, 0);
+        std::size_t element = t.offset;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::memcpy(&gathered[i * size], base + element * size, size);
+            for (std::size_t d = rank; d-- > 0;) {
+                element += t.stride[d];
+                if (++index[d] < t.shape[d]) break;
+                element -= t.stride[d] * t.shape[d];
+                index[d] = 0;
+            }
+        }
+        src = reinterpret_cast<const unsigned char*>(gathered.data());
+    }
+    if (!decode_floats(out.data(), src, n, st.dtype))
+        throw Error(path_ + ": tensor '" + name + "' has dtype " + st.dtype + " (expected F32, F16, BF16 or F64)");
+    return out;
+}
+
+}  // namespace tfm
