@@ -26,6 +26,12 @@ expect_status 0 "encode | decode from pytorch_model.bin" -- \
     bash -c 'tfm-encode -m t-zip < in.txt | tfm-decode -m t-zip --beam 2'
 cmp -s out want.txt && ok || fail "encode | decode differs: $(head -2 out)"
 
+# tfm-export turns it into a safetensors directory that translates the same.
+expect_status 0 "tfm-export of a pytorch_model.bin directory" -- tfm-export -m t-legacy -o exported
+[ -s exported/model.safetensors ] && [ ! -e exported/pytorch_model.bin ] && ok || fail "tfm-export wrote $(ls exported)"
+expect_status 0 "translate the export" -- tfm-translate -m exported --beam 2 < in.txt
+cmp -s out want.txt && ok || fail "the export translates otherwise: $(head -2 out)"
+
 # Damage: truncated, a flipped byte in a tensor (the zip's CRC), not a checkpoint at all, a
 # pickle that calls a global a state dict never calls, no weights at all.
 size=$(wc -c < t-zip/pytorch_model.bin)
