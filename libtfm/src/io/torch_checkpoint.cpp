@@ -48,6 +48,7 @@ Shape as_shape(const Value* v, const std::string& what, const std::string& path)
 struct TorchReader {
     TorchCheckpoint& ck;
     bool legacy;
+    std::size_t limit;  // the file's size: no storage holds more bytes
     struct StorageRef {
         std::string key;
         std::size_t offset = 0;  // legacy views: elements into the root storage
@@ -77,6 +78,8 @@ struct TorchReader {
         if (!pid.items[2]->is(Kind::String)) throw Error(path + ": a storage key that is not a string");
         const std::string key = pid.items[2]->text;
         const std::size_t numel = as_size(pid.items[4], "a storage's size", path);
+        if (numel > limit / dtype_size(dtype))  // a storage's bytes are in the file
+            throw Error(path + ": storage '" + key + "' claims " + std::to_string(numel) + " values, more than the file holds");
         auto ref = std::make_shared<StorageRef>();
         ref->key = key;
         if (legacy && pid.items.size() > 5 && !pid.items[5]->is(Kind::None)) {  // (view key, offset, size)
@@ -141,46 +144,63 @@ std::string zip_message(zip_error_t* e) {
     return m;
 }
 
-// Every entry of a zip in memory, by name (libzip checks sizes and CRCs as it reads).
-std::map<std::string, std::string> read_zip(const std::string& bytes, const std::string& path) {
-    zip_error_t err;
-    zip_error_init(&err);
-    zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
-    if (!src) throw Error(path + ": " + zip_message(&err));
-    zip_t* z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
-    if (!z) {
-        zip_source_free(src);
-        throw Error(path + ": not a readable zip archive: " + zip_message(&err));
-    }
-    std::map<std::string, std::string> out;
-    try {
-        const zip_int64_t n = zip_get_num_entries(z, 0);
-        for (zip_int64_t i = 0; i < n; ++i) {
-            zip_stat_t st;
-            if (zip_stat_index(z, zip_uint64_t(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || !st.name)
-                throw Error(path + ": zip entry " + std::to_string(i) + ": " + zip_strerror(z));
-            if (st.size > bytes.size() * 1032 + (std::uint64_t(1) << 20))  // beyond any compression ratio
-                throw Error(path + ": zip entry '" + std::string(st.name) + "' claims an impossible size");
-            std::string data(std::size_t(st.size), '\0');
-            zip_file_t* f = zip_fopen_index(z, zip_uint64_t(i), 0);
-            if (!f) throw Error(path + ": zip entry '" + std::string(st.name) + "': " + zip_strerror(z));
-            zip_int64_t got = zip_fread(f, data.data(), st.size);
-            char extra;
-            // Reading on to the end is what makes libzip compare the entry's CRC.
-            if (got >= 0 && zip_uint64_t(got) == st.size && zip_fread(f, &extra, 1) != 0) got = -1;
-            const std::string why = got < 0 ? zip_file_strerror(f) : "";
-            zip_fclose(f);
-            if (got < 0 || zip_uint64_t(got) != st.size)
-                throw Error(path + ": zip entry '" + std::string(st.name) + "': " + (why.empty() ? "truncated" : why));
-            out.emplace(st.name, std::move(data));
+// A zip archive in memory. Entries are read one at a time, by name, and only after their size
+// is known to be what the caller expects: torch.save stores its entries uncompressed, so no
+// entry may claim more bytes than the archive holds (no zip bomb gets allocated).
+class ZipArchive {
+public:
+    ZipArchive(const std::string& bytes, const std::string& path) : limit_(bytes.size()), path_(path) {
+        zip_error_t err;
+        zip_error_init(&err);
+        zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
+        if (!src) throw Error(path + ": " + zip_message(&err));
+        z_ = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+        if (!z_) {
+            zip_source_free(src);
+            throw Error(path + ": not a readable zip archive: " + zip_message(&err));
         }
-    } catch (...) {
-        zip_discard(z);
-        throw;
     }
-    zip_discard(z);
-    return out;
-}
+    ~ZipArchive() { zip_discard(z_); }
+    ZipArchive(const ZipArchive&) = delete;
+    ZipArchive& operator=(const ZipArchive&) = delete;
+
+    std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        const zip_int64_t n = zip_get_num_entries(z_, 0);
+        for (zip_int64_t i = 0; i < n; ++i)
+            if (const char* name = zip_get_name(z_, zip_uint64_t(i), 0)) out.push_back(name);
+        return out;
+    }
+
+    // The entry's bytes; `expected` (when not SIZE_MAX) is the size it must have.
+    std::string read(const std::string& name, std::size_t expected = SIZE_MAX) const {
+        zip_stat_t st;
+        if (zip_stat(z_, name.c_str(), 0, &st) != 0) throw Error(path_ + ": '" + name + "' is missing from the archive");
+        if (!(st.valid & ZIP_STAT_SIZE) || st.size > limit_)
+            throw Error(path_ + ": zip entry '" + name + "' claims " + std::to_string(st.size) +
+                        " bytes, more than the archive holds");
+        if (expected != SIZE_MAX && st.size != expected)
+            throw Error(path_ + ": zip entry '" + name + "' holds " + std::to_string(st.size) + " bytes, " +
+                        std::to_string(expected) + " expected");
+        std::string data(std::size_t(st.size), '\0');
+        zip_file_t* f = zip_fopen_index(z_, st.index, 0);
+        if (!f) throw Error(path_ + ": zip entry '" + name + "': " + zip_strerror(z_));
+        zip_int64_t got = zip_fread(f, data.data(), st.size);
+        char extra;
+        // Reading on to the end is what makes libzip compare the entry's CRC.
+        if (got >= 0 && zip_uint64_t(got) == st.size && zip_fread(f, &extra, 1) != 0) got = -1;
+        const std::string why = got < 0 ? zip_file_strerror(f) : "";
+        zip_fclose(f);
+        if (got < 0 || zip_uint64_t(got) != st.size)
+            throw Error(path_ + ": zip entry '" + name + "': " + (why.empty() ? "truncated" : why));
+        return data;
+    }
+
+private:
+    zip_t* z_ = nullptr;
+    std::size_t limit_;
+    std::string path_;
+};
 
 bool is_zip(const std::string& b) { return b.size() >= 4 && b.compare(0, 4, "PK\x03\x04", 4) == 0; }
 
@@ -197,6 +217,13 @@ void check_storage_sizes(const std::map<std::string, TorchCheckpoint::Storage>& 
             else last += (t.shape[d] - 1) * t.stride[d];
         }
         if (count && last >= st.numel) throw Error(path + ": tensor '" + name + "' reaches past its storage '" + t.storage + "'");
+        // No more elements than its storage holds (a broadcast view, stride 0, is refused).
+        std::size_t elements = 1;
+        for (std::size_t dim : t.shape) {
+            if (dim && elements > st.numel / dim)
+                throw Error(path + ": tensor '" + name + "' has more elements than its storage '" + t.storage + "'");
+            elements *= dim;
+        }
     }
 }
 
@@ -209,29 +236,22 @@ TorchCheckpoint TorchCheckpoint::open(const std::string& path) {
 TorchCheckpoint TorchCheckpoint::from_bytes(const std::string& bytes, const std::string& path) {
     TorchCheckpoint ck;
     ck.path_ = path;
-    TorchReader reader{ck, !is_zip(bytes)};
+    TorchReader reader{ck, !is_zip(bytes), bytes.size()};
     ck.legacy_ = reader.legacy;
     pickle::Hooks hooks = reader.hooks();
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     if (!reader.legacy) {
-        std::map<std::string, std::string> entries = read_zip(bytes, path);
+        ZipArchive zip(bytes, path);
         std::string prefix;
-        for (const auto& [name, data] : entries)
+        for (const std::string& name : zip.names())
             if (name.size() >= 9 && name.compare(name.size() - 9, 9, "/data.pkl") == 0) prefix = name.substr(0, name.size() - 8);
         if (prefix.empty()) throw Error(path + ": a zip archive without data.pkl is not a PyTorch checkpoint");
-        const std::string& pkl = entries[prefix + "data.pkl"];
+        const std::string pkl = zip.read(prefix + "data.pkl");
         pickle::Document doc;
         pickle::unpickle(doc, reinterpret_cast<const unsigned char*>(pkl.data()), pkl.size(), nullptr, hooks,
                          path + " (data.pkl)");
         reader.collect(*doc.root);
-        for (auto& [key, st] : ck.storages_) {
-            auto it = entries.find(prefix + "data/" + key);
-            if (it == entries.end()) throw Error(path + ": storage '" + key + "' is missing from the archive");
-            if (it->second.size() != st.numel * dtype_size(st.dtype))
-                throw Error(path + ": storage '" + key + "' holds " + std::to_string(it->second.size()) + " bytes, " +
-                            std::to_string(st.numel) + " " + st.dtype + " values expected");
-            st.bytes = std::move(it->second);
-        }
+        for (auto& [key, st] : ck.storages_) st.bytes = zip.read(prefix + "data/" + key, st.numel * dtype_size(st.dtype));
     } else {
         if (bytes.size() < 2 || p[0] != 0x80)
             throw Error(path + ": not a PyTorch checkpoint (neither a zip archive nor torch.save's legacy format)");
