@@ -70,4 +70,12 @@ PY
 broken_model "a pickle that calls subprocess.check_output" "calls subprocess\.check_output.*refused"
 rm -rf bad && mkdir bad && cp t-zip/config.json init/*.spm bad/
 broken_model "no weights at all" "missing model.safetensors \(or pytorch_model.bin\)"
+# Checkpoints no torch.save writes (tests/cli/craft_torch.py): sizes that would allocate
+# without bound or read outside a storage.
+python3 "$TFM_SOURCE/tests/cli/craft_torch.py" || fail "craft_torch.py"
+for case in "broadcast:more elements than its storage" "huge_storage:more than the file holds" \
+            "past_end:reaches past its storage" "overflow:reaches past its storage" "short_entry:holds 8 bytes, 16 expected"; do
+    rm -rf bad && mkdir bad && cp t-zip/config.json init/*.spm bad/ && cp "${case%%:*}.bin" bad/pytorch_model.bin
+    broken_model "crafted checkpoint: ${case%%:*}" "${case#*:}"
+done
 finish
