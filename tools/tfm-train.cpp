@@ -1,7 +1,6 @@
 // tfm-train: train a Transformer on parallel text with the paper's recipe, into a model
 // directory that tfm-translate reads unchanged; checkpoints, exact resume, validation. The
 // schedule itself is libtfm's (train/schedule.hpp); this file is flags and talking.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/io/dir_guard.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/train/schedule.hpp"
@@ -24,11 +24,6 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int s) { g_signal = s; }
-
-bool exists(const std::string& p) {
-    struct stat st {};
-    return ::stat(p.c_str(), &st) == 0;
-}
 
 struct Flags {
     std::string src, tgt, valid_src, valid_tgt, out;
@@ -100,11 +95,11 @@ int main(int argc, char** argv) {
         std::signal(SIGINT, on_signal);
         std::signal(SIGTERM, on_signal);
         const std::string cfg_path = f.out + "/config.json";
-        if (f.resume && !exists(cfg_path)) throw tfm::Error(f.out + ": nothing to resume (no config.json)");
+        if (f.resume && !tfm::path_present(cfg_path)) throw tfm::Error(f.out + ": nothing to resume (no config.json)");
         if (f.resume && (app.count("--spm") || app.count("--vocab-size") || f.separate))
             throw tfm::UsageError("--resume keeps the model's tokenizer: --spm, --vocab-size and --separate-vocab do "
                                   "not apply");
-        if (!f.resume && exists(cfg_path))
+        if (!f.resume && tfm::path_present(cfg_path))
             throw tfm::UsageError(f.out + " already holds a model: give --resume to continue it, or another -o");
         // A new model is built beside its place and moved in only once its data have been read
         // and checked: a refusal leaves nothing behind. A directory in training is locked.

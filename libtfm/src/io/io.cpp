@@ -49,6 +49,11 @@ std::string take_unreported_write_error() {
     return s;
 }
 
+bool path_present(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 || errno != ENOENT;
+}
+
 int open_regular_file(const std::string& path) {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

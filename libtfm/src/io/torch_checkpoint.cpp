@@ -53,9 +53,6 @@ struct TorchReader {
         std::string key;
         std::size_t offset = 0;  // legacy views: elements into the root storage
     };
-    struct TensorRef {
-        TorchCheckpoint::Tensor tensor;
-    };
 
     pickle::Hooks hooks() {
         pickle::Hooks h;
@@ -104,13 +101,13 @@ struct TorchReader {
             if (args.items.size() < 4 || !args.items[0]->is(Kind::Object) || args.items[0]->text != "storage")
                 throw Error(path + ": " + f.text + " without a storage");
             const auto& ref = *std::static_pointer_cast<StorageRef>(args.items[0]->payload);
-            auto t = std::make_shared<TensorRef>();
-            t->tensor.storage = ref.key;
-            t->tensor.dtype = ck.storages_[ref.key].dtype;
-            t->tensor.offset = ref.offset + as_size(args.items[1], "a tensor's storage offset", path);
-            t->tensor.shape = as_shape(args.items[2], "a tensor's size", path);
-            t->tensor.stride = as_shape(args.items[3], "a tensor's stride", path);
-            if (t->tensor.stride.size() != t->tensor.shape.size())
+            auto t = std::make_shared<TorchCheckpoint::Tensor>();
+            t->storage = ref.key;
+            t->dtype = ck.storages_[ref.key].dtype;
+            t->offset = ref.offset + as_size(args.items[1], "a tensor's storage offset", path);
+            t->shape = as_shape(args.items[2], "a tensor's size", path);
+            t->stride = as_shape(args.items[3], "a tensor's stride", path);
+            if (t->stride.size() != t->shape.size())
                 throw Error(path + ": a tensor's size and stride differ in rank");
             return doc.make_object("tensor", t);
         }
@@ -131,7 +128,7 @@ struct TorchReader {
             const Value& v = *root.items[i + 1];
             if (!k.is(Kind::String)) throw Error(path + ": a state dict key that is not a string");
             if (!v.is(Kind::Object) || v.text != "tensor") continue;
-            ck.tensors_[k.text] = std::static_pointer_cast<TensorRef>(v.payload)->tensor;
+            ck.tensors_[k.text] = *std::static_pointer_cast<TorchCheckpoint::Tensor>(v.payload);
         }
     }
 };

@@ -34,11 +34,10 @@ ModelDir load_model_dir(const std::string& path) {
     ModelConfig config = load_config(path + "/config.json");
     // The weights: model.safetensors, or else pytorch_model.bin as transformers writes it.
     const std::string weights = path + "/model.safetensors", torch_weights = path + "/pytorch_model.bin";
-    const auto absent = [&](const std::string& p) { return ::lstat(p.c_str(), &st) != 0 && errno == ENOENT; };
     Model model;
-    if (!absent(weights))
+    if (path_present(weights))
         model = load_model_weights(config, SafeTensors::open(weights));
-    else if (!absent(torch_weights))
+    else if (path_present(torch_weights))
         model = load_model_weights(config, TorchCheckpoint::open(torch_weights));
     else
         throw Error(path + ": missing model.safetensors (or pytorch_model.bin)");

@@ -2,7 +2,6 @@
 
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -39,13 +38,6 @@ Tokenizer::~Tokenizer() = default;
 
 namespace {
 
-// Present in the directory, whatever it is: reading it then says what is wrong with it (not a
-// regular file, a symlink loop) instead of calling it missing.
-bool exists(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0;
-}
-
 void load_spm(sentencepiece::SentencePieceProcessor& sp, const std::string& path) {
     auto status = sp.LoadFromSerializedProto(read_regular_file(path, std::size_t(256) << 20));
     if (!status.ok()) throw Error(path + ": not a SentencePiece model (" + status.ToString() + ")");
@@ -55,10 +47,10 @@ void load_spm(sentencepiece::SentencePieceProcessor& sp, const std::string& path
 
 TokenizerFiles tokenizer_files(const std::string& dir) {
     TokenizerFiles f{dir + "/source.spm", dir + "/target.spm", dir + "/vocab.json"};
-    if (!exists(f.source) && !exists(f.target)) f.source = f.target = dir + "/spm.model";
-    if (!exists(f.source)) throw Error(dir + ": missing source.spm (the SentencePiece model of the source language)");
-    if (!exists(f.target)) throw Error(dir + ": missing target.spm (the SentencePiece model of the target language)");
-    if (!exists(f.vocab)) f.vocab.clear();
+    if (!path_present(f.source) && !path_present(f.target)) f.source = f.target = dir + "/spm.model";
+    if (!path_present(f.source)) throw Error(dir + ": missing source.spm (the SentencePiece model of the source language)");
+    if (!path_present(f.target)) throw Error(dir + ": missing target.spm (the SentencePiece model of the target language)");
+    if (!path_present(f.vocab)) f.vocab.clear();
     return f;
 }
 

@@ -1,13 +1,12 @@
 #include "tfm/train/schedule.hpp"
 
-#include <sys/stat.h>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 
 #include "tfm/base/error.hpp"
+#include "tfm/io/io.hpp"
 #include "tfm/model/model_dir.hpp"
 
 namespace tfm {
@@ -18,11 +17,6 @@ std::string fmt(const char* f, double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, f, v);
     return buf;
-}
-
-bool exists(const std::string& p) {
-    struct stat st {};
-    return ::stat(p.c_str(), &st) == 0;
 }
 
 // Sums over the updates since the last log row.
@@ -43,7 +37,7 @@ void run_schedule(Trainer& trainer, Model& model, Adam& adam, const std::string&
         if (cb.info) cb.info(line);
     };
     const std::string log_path = model_dir + "/metrics.tsv";
-    const bool new_log = !exists(log_path);
+    const bool new_log = !path_present(log_path);
     std::ofstream log(log_path, std::ios::app);
     if (!log) throw Error(log_path + ": cannot open for appending");
     if (new_log)

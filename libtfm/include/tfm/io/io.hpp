@@ -72,6 +72,10 @@ private:
 // clears it; empty when there was none.
 std::string take_unreported_write_error();
 
+// True unless nothing at all is at path (a dangling link, a FIFO or an unreadable entry count as
+// present: opening it then says what is wrong with it, instead of calling it missing).
+bool path_present(const std::string& path);
+
 // Opens a file for reading that must be a regular file: a FIFO, device or directory is
 // refused without blocking ("not a regular file"), a symlink loop is named as such.
 // Returns an owned descriptor.
