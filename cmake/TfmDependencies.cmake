@@ -2,7 +2,7 @@
 # package to install (`make deps` installs them all).
 set(TFM_DEBIAN_PACKAGES
     libcli11-dev libxtensor-dev libxtensor-blas-dev libopenblas-dev doctest-dev
-    nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev pkg-config)
+    nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev pkg-config)
 
 function(tfm_missing what package)
   message(FATAL_ERROR "tfm: ${what} not found. Install it with:\n"
@@ -49,6 +49,10 @@ endif()
 pkg_check_modules(LIBZIP QUIET IMPORTED_TARGET libzip)
 if(NOT LIBZIP_FOUND)
   tfm_missing("libzip" libzip-dev)
+endif()
+pkg_check_modules(YAMLCPP QUIET IMPORTED_TARGET yaml-cpp)
+if(NOT YAMLCPP_FOUND)
+  tfm_missing("yaml-cpp" libyaml-cpp-dev)
 endif()
 find_package(ZLIB QUIET)
 if(NOT ZLIB_FOUND)

@@ -22,11 +22,12 @@ int main(int argc, char** argv) {
         "  tfm-encode -m model --attention-out attn.npy --attention-layers 5 < one.txt > /dev/null\n"
         "  echo 'Ein Hund rennt.' | tfm-encode --attention-out - --pieces-out tok.txt | tfm-plot -o att.svg --labels tok.txt\n");
     CLI::App& app = tool.app();
-    std::string model_dir, attention_out, layers_spec = "all", pieces_out;
+    std::string target_lang, model_dir, attention_out, layers_spec = "all", pieces_out;
     bool ids = false, strict = false;
     std::size_t batch = 32, window = 0;
     int threads = 0;
     tfm::tool::add_model_option(app, model_dir);
+    tfm::tool::add_target_lang_option(app, target_lang);
     app.add_flag("--ids", ids, "Input lines are integer ids (eos appended unless present), not text");
     app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
     auto* att = app.add_option("--attention-out", attention_out,
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
         tfm::TensorWriter& att_to = att_writer ? *att_writer : writer;  // "-": attention on stdout
         const bool memories_out = attention_out != "-";
         tfm::tool::SourceReader reader{in, md.tokenizer, c, ids, strict, [&](const std::string& w) { tool.warn(w); }};
+        reader.prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
         for (;;) {
             auto sources = reader.next_window(window ? window : 8 * batch);
             if (sources.empty()) break;

@@ -23,5 +23,6 @@ int main(int argc, char** argv) {
         const std::string upper = dtype == "bf16" ? "BF16" : dtype == "f16" ? "F16" : "F32";
         tfm::copy_tokenizer(in, out);
         tfm::save_model(out, md.model, upper);
+        if (md.generation.present()) tfm::save_generation_config(out, md.generation, md.model.config);
     });
 }

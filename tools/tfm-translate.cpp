@@ -16,22 +16,25 @@ int main(int argc, char** argv) {
         "  tfm-translate -m model --beam 4 < test.de > test.hyp.en\n"
         "  tfm-translate -m model --n-best 4 --scores < test.de\n");
     CLI::App& app = tool.app();
-    std::string model_dir;
+    std::string target_lang, model_dir;
     bool strict = false, ids_in = false;
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
+    tfm::tool::add_target_lang_option(app, target_lang);
     app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
     app.add_flag("--input-ids", ids_in, "Input lines are integer ids, not text");
     tfm::tool::add_decode_flags(app, flags);
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(flags.threads);
-        const tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
+        tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
+        tfm::tool::apply_generation(opt, flags, md.generation);
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
         tfm::tool::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
                                        [&](const std::string& w) { tool.warn(w); }};
+        reader.prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
         for (;;) {
             const std::size_t first = reader.lines_read;
             auto sources = reader.next_window(flags.window ? flags.window : 8 * flags.batch);

@@ -56,3 +56,17 @@ for fmt in ("zip", "legacy"):
     os.makedirs("corpus/torch_checkpoint", exist_ok=True)
     shutil.copy(f"../golden/data/torch_tensors_{fmt}.bin", f"corpus/torch_checkpoint/torch_tensors_{fmt}.bin")
 write("torch_checkpoint", "legacy_magic_only", pickle.dumps(0x1950a86a20f9469cfc6c, protocol=2) + pickle.dumps(1001, protocol=2))
+
+# NumPy .npz archives as numpy writes them: stored (savez, as Marian's models) and deflated
+# (savez_compressed), with Marian-style names and a special:model.yml text array.
+import io
+
+import numpy as np
+
+arrays = {"Wemb": np.arange(12, dtype=np.float32).reshape(4, 3), "encoder_l1_self_bq": np.ones((1, 3), np.float32),
+          "half": np.array([1.5, -2], dtype=np.float16), "ids": np.arange(3, dtype=np.int64),
+          "special:model.yml": np.frombuffer(b"type: transformer\ndim-emb: 3\n\0", dtype=np.int8)}
+for name, save in (("stored", np.savez), ("deflated", np.savez_compressed)):
+    buf = io.BytesIO()
+    save(buf, **arrays)
+    write("npz", name, buf.getvalue())

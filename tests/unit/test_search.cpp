@@ -1,5 +1,6 @@
 // The search seam on its own: greedy and beam search over a fake StepFunction whose
 // next-token probabilities are a fixed table, so the best hypotheses are known by hand.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -124,5 +125,33 @@ TEST_CASE("search: length limits and the length penalty") {
         CHECK(h.ids == std::vector<std::int64_t>{kB});
         CHECK(h.score == doctest::Approx(h.logprob / std::pow((5.0 + 2.0) / 6.0, 0.6)).epsilon(1e-9));
         CHECK(out[0][0].score >= out[0][1].score);
+    }
+}
+
+TEST_CASE("search: bad words are never generated, a sequence only after its prefix") {
+    SUBCASE("one token banned everywhere: greedy and beam take b") {
+        for (std::size_t beam : {1, 2}) {
+            TableSteps steps(1);
+            SearchOptions o = options(1, beam);
+            o.bad_words = {{kA}};
+            auto out = search(steps, 1, o);
+            CHECK(out[0][0].ids == std::vector<std::int64_t>{kB});
+            for (const Hypothesis& h : out[0])
+                CHECK(std::find(h.ids.begin(), h.ids.end(), kA) == h.ids.end());
+        }
+    }
+    SUBCASE("a two-token sequence: a after a is banned, a first is not") {
+        TableSteps steps(1);
+        SearchOptions o = options(1, 1);
+        o.min_len = 2;  // after a, eos is not allowed: a then a would follow, but it is banned
+        o.bad_words = {{kA, kA}};
+        auto out = search(steps, 1, o);
+        CHECK(out[0][0].ids == std::vector<std::int64_t>{kA, kB});
+    }
+    SUBCASE("ids outside the vocabulary are ignored") {
+        TableSteps steps(1);
+        SearchOptions o = options(1, 1);
+        o.bad_words = {{99}, {-1}};
+        CHECK(search(steps, 1, o)[0][0].ids == std::vector<std::int64_t>{kA});
     }
 }

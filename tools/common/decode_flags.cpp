@@ -1,5 +1,6 @@
 #include "decode_flags.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "checks.hpp"
@@ -8,6 +9,7 @@
 namespace tfm::tool {
 
 void add_decode_flags(CLI::App& app, DecodeFlags& f) {
+    f.app = &app;
     app.add_option("-b,--beam", f.beam, "Beam size (default 4, the paper's; 1: greedy)")->check(in_range(1, 1024));
     app.add_option("--n-best", f.n_best, "Print the K best: 'index ||| text ||| score' lines (K <= beam)")
         ->check(in_range(1, 1024));
@@ -49,6 +51,19 @@ DecodeOptions decode_options(const DecodeFlags& f) {
     o.max_len = f.max_len;
     o.batch_size = f.batch;
     return o;
+}
+
+void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationConfig& g) {
+    if (!g.present()) return;
+    if (g.num_beams && !f.given("--beam")) o.search.beam = std::max(*g.num_beams, o.search.n_best);
+    if (!f.given("--length-penalty") && !f.given("--length-penalty-type")) {
+        o.search.penalty = LengthPenalty::Power;
+        o.search.alpha = g.length_penalty.value_or(1.0);
+    }
+    if (g.max_length && !f.given("--max-length")) o.max_len = std::max<std::size_t>(*g.max_length, 2) - 1;
+    if (g.min_length && !f.given("--min-length")) o.search.min_len = *g.min_length > 0 ? *g.min_length - 1 : 0;
+    if (o.max_len && o.search.min_len > o.max_len) o.search.min_len = o.max_len;
+    o.search.bad_words = g.bad_words_ids;
 }
 
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tfm/decode/search.hpp"
+#include "tfm/model/generation.hpp"
 #include "tfm/model/tokenizer.hpp"
 #include "tfm/decode/translator.hpp"
 
@@ -18,10 +19,17 @@ struct DecodeFlags {
     std::string penalty = "gnmt";
     bool scores = false, ids = false;
     int threads = 0;
+    const CLI::App* app = nullptr;  // set by add_decode_flags: which flags the command line gave
+    bool given(const char* flag) const { return app && app->count(flag) > 0; }
 };
 
 void add_decode_flags(CLI::App& app, DecodeFlags& f);
 DecodeOptions decode_options(const DecodeFlags& f);
+// The model's own settings (generation_config.json) where the command line gave none: beam
+// (num_beams, never below --n-best), output cap (max_length - 1 generated tokens), min_length,
+// bad_words_ids, and HF's length penalty (power, length_penalty or 1.0) when the model states
+// any generation setting.
+void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationConfig& g);
 
 // The output lines of one input (0-based index): its best text, or with --n-best K lines
 // "index ||| text ||| score", with --scores "score<TAB>text"; --ids prints ids, not text.

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "tfm/io/io.hpp"
 #include "tfm/decode/translator.hpp"
 
@@ -24,6 +26,7 @@ struct SourceReader {
     bool strict = false;  // a line over the model's length is an error, not cut
     std::function<void(const std::string&)> warn;
     std::size_t lines_read = 0;
+    std::string prefix;   // put before each text line that has no language code of its own
 
     // Up to `window` more sources (fewer at the end of input; none when it is over). A bad
     // line ends the window before it, and its error is thrown by the next call: what precedes
@@ -34,5 +37,11 @@ private:
     std::exception_ptr pending;  // the error of the line after the last window, thrown next
     void read_into(std::vector<std::vector<std::int64_t>>& out, std::size_t window);
 };
+
+// --target-lang CODE: the language code a multi-target model needs first in each source
+// (">>CODE<<"); the error lists the model's codes.
+void add_target_lang_option(CLI::App& app, std::string& lang);
+// ">>lang<< " (or "" for no lang), checked against the model's target languages.
+std::string target_lang_prefix(const Tokenizer& tokenizer, const std::string& lang);
 
 }  // namespace tfm::tool

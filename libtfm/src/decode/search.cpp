@@ -44,9 +44,15 @@ Hypothesis finish(std::vector<std::int64_t> ids, double logprob, bool eos, const
     return h;
 }
 
-// While a hypothesis is shorter than min_len, eos is not a choice.
-void block_early_eos(float* logprobs, std::size_t generated, const SearchOptions& opt) {
-    if (generated < opt.min_len && opt.eos_id >= 0) logprobs[opt.eos_id] = -std::numeric_limits<float>::infinity();
+// What a hypothesis `ids` may not do next: eos while it is shorter than min_len, and the last
+// token of each bad-words sequence whose other tokens it ends with.
+void block_tokens(float* logprobs, std::size_t vocab, const std::vector<std::int64_t>& ids, const SearchOptions& opt) {
+    constexpr float kNever = -std::numeric_limits<float>::infinity();
+    if (ids.size() < opt.min_len && opt.eos_id >= 0) logprobs[opt.eos_id] = kNever;
+    for (const auto& seq : opt.bad_words) {
+        if (seq.empty() || seq.back() < 0 || std::size_t(seq.back()) >= vocab || seq.size() - 1 > ids.size()) continue;
+        if (std::equal(seq.begin(), seq.end() - 1, ids.end() - long(seq.size() - 1))) logprobs[seq.back()] = kNever;
+    }
 }
 
 // Best first; ties by fewer tokens, then by token ids, so the order is deterministic.
@@ -99,7 +105,7 @@ std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t 
         ended.assign(n, false);
         for (std::size_t r = 0; r < n; ++r) {
             float* row = lp.data() + r * v;
-            block_early_eos(row, live[r].ids.size(), opt);
+            block_tokens(row, v, live[r].ids, opt);
             const std::size_t best = std::size_t(std::max_element(row, row + v) - row);
             live[r].logp += row[best];
             if (std::int64_t(best) == opt.eos_id) {
@@ -154,7 +160,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
         const std::size_t k = std::min(v, 2 * beam);
         for (std::size_t r = 0; r < live.size(); ++r) {
             float* row = lp.data() + r * v;
-            block_early_eos(row, live[r].ids.size(), opt);
+            block_tokens(row, v, live[r].ids, opt);
             for (std::size_t i = 0; i < v; ++i) idx[i] = i;
             auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
             std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);

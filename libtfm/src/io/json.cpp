@@ -65,7 +65,7 @@ std::int64_t json_int(const Json& obj, const std::string& key, std::int64_t lo, 
     const std::string want = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
     if (v.is_number_unsigned()) {
         const std::uint64_t u = v.get<std::uint64_t>();
-        if (hi < 0 || u > std::uint64_t(hi)) throw bad_value(where, key, want, v);
+        if (hi < 0 || u > std::uint64_t(hi) || (lo > 0 && u < std::uint64_t(lo))) throw bad_value(where, key, want, v);
         return std::int64_t(u);
     }
     if (!v.is_number_integer()) throw bad_value(where, key, want, v);

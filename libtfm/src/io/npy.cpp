@@ -26,15 +26,15 @@ class DictParser {
 public:
     explicit DictParser(std::string_view s) : s_(s) {}
 
-    NpyHeader parse() {
-        NpyHeader h;
+    NpyDict parse() {
+        NpyDict h;
         bool have_descr = false, have_order = false, have_shape = false;
         expect('{');
         while (!accept('}')) {
             std::string key = string_lit();
             expect(':');
             if (key == "descr") {
-                parse_descr(string_lit(), h);
+                h.descr = string_lit();
                 have_descr = true;
             } else if (key == "fortran_order") {
                 h.fortran_order = bool_lit();
@@ -125,26 +125,36 @@ private:
         }
         return shape;
     }
-    void parse_descr(const std::string& d, NpyHeader& h) {
-        if (d.size() < 3) throw Error("unsupported dtype '" + d + "'");
-        char order = d[0];
-        std::string kind = d.substr(1);
-        if (order == '>') h.big_endian = true;
-        else if (order != '<' && order != '=' && order != '|')
-            throw Error("unsupported dtype '" + d + "'");
-        if (kind == "f4") h.dtype = DType::F32;
-        else if (kind == "f8") h.dtype = DType::F64;
-        else if (kind == "i4") h.dtype = DType::I32;
-        else if (kind == "i8") h.dtype = DType::I64;
-        else
-            throw Error("unsupported dtype '" + d +
-                        "' (tfm reads float32, float64, int32 and int64)");
-    }
 };
+
+void parse_descr(const std::string& d, NpyHeader& h) {
+    if (d.size() < 3) throw Error("unsupported dtype '" + d + "'");
+    char order = d[0];
+    std::string kind = d.substr(1);
+    if (order == '>') h.big_endian = true;
+    else if (order != '<' && order != '=' && order != '|')
+        throw Error("unsupported dtype '" + d + "'");
+    if (kind == "f4") h.dtype = DType::F32;
+    else if (kind == "f8") h.dtype = DType::F64;
+    else if (kind == "i4") h.dtype = DType::I32;
+    else if (kind == "i8") h.dtype = DType::I64;
+    else
+        throw Error("unsupported dtype '" + d +
+                    "' (tfm reads float32, float64, int32 and int64)");
+}
 
 }  // namespace
 
-NpyHeader parse_npy_header(std::string_view dict) { return DictParser(dict).parse(); }
+NpyDict parse_npy_dict(std::string_view dict) { return DictParser(dict).parse(); }
+
+NpyHeader parse_npy_header(std::string_view dict) {
+    NpyDict d = parse_npy_dict(dict);
+    NpyHeader h;
+    parse_descr(d.descr, h);
+    h.fortran_order = d.fortran_order;
+    h.shape = std::move(d.shape);
+    return h;
+}
 
 std::string npy_preamble(DType dtype, const Shape& shape) {
     static const char* const descr[] = {"<f4", "<f8", "<i4", "<i8"};

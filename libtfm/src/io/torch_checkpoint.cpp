@@ -1,12 +1,11 @@
 #include "tfm/io/torch_checkpoint.hpp"
 
-#include <zip.h>
-
 #include <cstring>
 
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/io/pickle.hpp"
+#include "zip_archive.hpp"
 
 namespace tfm {
 
@@ -135,72 +134,6 @@ struct TorchReader {
 
 namespace {
 
-std::string zip_message(zip_error_t* e) {
-    std::string m = zip_error_strerror(e);
-    zip_error_fini(e);
-    return m;
-}
-
-// A zip archive in memory. Entries are read one at a time, by name, and only after their size
-// is known to be what the caller expects: torch.save stores its entries uncompressed, so no
-// entry may claim more bytes than the archive holds (no zip bomb gets allocated).
-class ZipArchive {
-public:
-    ZipArchive(const std::string& bytes, const std::string& path) : limit_(bytes.size()), path_(path) {
-        zip_error_t err;
-        zip_error_init(&err);
-        zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
-        if (!src) throw Error(path + ": " + zip_message(&err));
-        z_ = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
-        if (!z_) {
-            zip_source_free(src);
-            throw Error(path + ": not a readable zip archive: " + zip_message(&err));
-        }
-    }
-    ~ZipArchive() { zip_discard(z_); }
-    ZipArchive(const ZipArchive&) = delete;
-    ZipArchive& operator=(const ZipArchive&) = delete;
-
-    std::vector<std::string> names() const {
-        std::vector<std::string> out;
-        const zip_int64_t n = zip_get_num_entries(z_, 0);
-        for (zip_int64_t i = 0; i < n; ++i)
-            if (const char* name = zip_get_name(z_, zip_uint64_t(i), 0)) out.push_back(name);
-        return out;
-    }
-
-    // The entry's bytes; `expected` (when not SIZE_MAX) is the size it must have.
-    std::string read(const std::string& name, std::size_t expected = SIZE_MAX) const {
-        zip_stat_t st;
-        if (zip_stat(z_, name.c_str(), 0, &st) != 0) throw Error(path_ + ": '" + name + "' is missing from the archive");
-        if (!(st.valid & ZIP_STAT_SIZE) || st.size > limit_)
-            throw Error(path_ + ": zip entry '" + name + "' claims " + std::to_string(st.size) +
-                        " bytes, more than the archive holds");
-        if (expected != SIZE_MAX && st.size != expected)
-            throw Error(path_ + ": zip entry '" + name + "' holds " + std::to_string(st.size) + " bytes, " +
-                        std::to_string(expected) + " expected");
-        std::string data(std::size_t(st.size), '\0');
-        zip_file_t* f = zip_fopen_index(z_, st.index, 0);
-        if (!f) throw Error(path_ + ": zip entry '" + name + "': " + zip_strerror(z_));
-        zip_int64_t got = zip_fread(f, data.data(), st.size);
-        char extra;
-        // Reading on to the end is what makes libzip compare the entry's CRC.
-        if (got >= 0 && zip_uint64_t(got) == st.size && zip_fread(f, &extra, 1) != 0) got = -1;
-        const std::string why = got < 0 ? zip_file_strerror(f) : "";
-        zip_fclose(f);
-        if (got < 0 || zip_uint64_t(got) != st.size)
-            throw Error(path_ + ": zip entry '" + name + "': " + (why.empty() ? "truncated" : why));
-        return data;
-    }
-
-private:
-    zip_t* z_ = nullptr;
-    std::size_t limit_;
-    std::string path_;
-};
-
-bool is_zip(const std::string& b) { return b.size() >= 4 && b.compare(0, 4, "PK\x03\x04", 4) == 0; }
-
 void check_storage_sizes(const std::map<std::string, TorchCheckpoint::Storage>& storages,
                          const std::map<std::string, TorchCheckpoint::Tensor>& tensors, const std::string& path) {
     for (const auto& [name, t] : tensors) {
@@ -238,7 +171,7 @@ TorchCheckpoint TorchCheckpoint::from_bytes(const std::string& bytes, const std:
     pickle::Hooks hooks = reader.hooks();
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     if (!reader.legacy) {
-        ZipArchive zip(bytes, path);
+        ZipArchive zip(bytes, path, bytes.size());
         std::string prefix;
         for (const std::string& name : zip.names())
             if (name.size() >= 9 && name.compare(name.size() - 9, 9, "/data.pkl") == 0) prefix = name.substr(0, name.size() - 8);

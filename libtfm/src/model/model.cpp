@@ -205,12 +205,16 @@ Model zeros_like(const Model& m) {
     return z;
 }
 
+void visit_tensors(const Model& m, const std::function<void(const std::string&, const float*, const Shape&)>& f) {
+    walk(m, [&](const std::string& name, const auto& t, const Shape& shape) { f(name, t.data(), shape); });
+    f("final_logits_bias", m.final_logits_bias.data(), {1, m.config.target_vocab()});
+}
+
 void save_model_weights(const std::string& path, const Model& m, const std::string& dtype) {
     std::vector<NamedTensor> tensors;
-    walk(m, [&](const std::string& name, const auto& t, const Shape& shape) {
-        tensors.push_back({name, t.data(), shape});
+    visit_tensors(m, [&](const std::string& name, const float* data, const Shape& shape) {
+        tensors.push_back({name, data, shape});
     });
-    tensors.push_back({"final_logits_bias", m.final_logits_bias.data(), {1, m.config.target_vocab()}});
     save_safetensors(path, tensors, {{"format", "pt"}}, dtype);
 }
 

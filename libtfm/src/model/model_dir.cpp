@@ -35,14 +35,16 @@ ModelDir load_model_dir(const std::string& path) {
     // The weights: model.safetensors, or else pytorch_model.bin as transformers writes it.
     const std::string weights = path + "/model.safetensors", torch_weights = path + "/pytorch_model.bin";
     Model model;
+    std::string read;
     if (path_present(weights))
-        model = load_model_weights(config, SafeTensors::open(weights));
+        model = load_model_weights(config, SafeTensors::open(read = weights));
     else if (path_present(torch_weights))
-        model = load_model_weights(config, TorchCheckpoint::open(torch_weights));
+        model = load_model_weights(config, TorchCheckpoint::open(read = torch_weights));
     else
         throw Error(path + ": missing model.safetensors (or pytorch_model.bin)");
     Tokenizer tokenizer = Tokenizer::load(path, config);
-    return {path, std::move(model), std::move(tokenizer)};
+    GenerationConfig generation = load_generation_config(path, config);
+    return {path, std::move(model), std::move(tokenizer), std::move(generation), read};
 }
 
 void save_model(const std::string& dir, const Model& model, const std::string& dtype) {
@@ -63,6 +65,7 @@ void copy_tokenizer(const std::string& from, const std::string& dir) {
         throw Error(dir + ": cannot create directory: " + std::strerror(errno));
     install_spm(dir, f.source, f.target);
     if (!f.vocab.empty()) write_file_atomic(dir + "/vocab.json", read_all(f.vocab));
+    if (!f.target_vocab.empty()) write_file_atomic(dir + "/target_vocab.json", read_all(f.target_vocab));
 }
 
 }  // namespace tfm

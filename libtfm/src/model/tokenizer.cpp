@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
+#include <optional>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -22,13 +24,25 @@ void SetMinLogLevel(int v);  // exported by libsentencepiece, not declared in it
 
 namespace tfm {
 
+// vocab.json: piece -> id and back.
+struct VocabMap {
+    std::unordered_map<std::string, std::int64_t> ids;
+    std::vector<std::string> pieces;  // id -> piece ("" for an id without one)
+    std::int64_t unk = 0;
+
+    std::int64_t id(const std::string& piece) const {
+        auto it = ids.find(piece);
+        return it == ids.end() ? unk : it->second;
+    }
+};
+
 struct Tokenizer::Impl {
     sentencepiece::SentencePieceProcessor source, target;
-    std::unordered_map<std::string, std::int64_t> vocab;  // piece -> id (vocab.json)
-    std::vector<std::string> pieces;                       // id -> piece (vocab.json)
+    std::optional<VocabMap> source_vocab, target_vocab;  // both set, or neither
     std::int64_t unk = 0, eos = 0, pad = 0, start = 0;
 
-    std::vector<std::int64_t> encode(const sentencepiece::SentencePieceProcessor& sp, std::string_view line) const;
+    std::vector<std::int64_t> encode(const sentencepiece::SentencePieceProcessor& sp, const std::optional<VocabMap>& map,
+                                     std::string_view line) const;
 };
 
 Tokenizer::Tokenizer() : impl_(std::make_unique<Impl>()) {}
@@ -43,14 +57,67 @@ void load_spm(sentencepiece::SentencePieceProcessor& sp, const std::string& path
     if (!status.ok()) throw Error(path + ": not a SentencePiece model (" + status.ToString() + ")");
 }
 
+VocabMap load_vocab(const std::string& path, std::size_t size, const char* key) {
+    const Json j = read_json_file(path, std::size_t(256) << 20);
+    if (!j.is_object()) throw Error(path + ": not a JSON object of piece -> id");
+    VocabMap v;
+    v.pieces.assign(size, "");
+    for (auto& [piece, id] : j.items()) {
+        if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || std::size_t(id.get<std::int64_t>()) >= size)
+            throw Error(path + ": piece " + json_excerpt(piece) + " has id " + json_excerpt(id) + " outside the vocabulary of " +
+                        std::to_string(size) + " (" + key + ")");
+        v.ids[piece] = id.get<std::int64_t>();
+        v.pieces[std::size_t(id.get<std::int64_t>())] = piece;
+    }
+    auto unk = v.ids.find("<unk>");
+    if (unk == v.ids.end()) throw Error(path + ": no <unk> piece");
+    v.unk = unk->second;
+    return v;
+}
+
+bool code_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+// The end of the language code that starts at `at` (">>xx<<"), or npos.
+std::size_t code_end(std::string_view s, std::size_t at) {
+    if (s.compare(at, 2, ">>") != 0) return std::string_view::npos;
+    std::size_t i = at + 2;
+    while (i < s.size() && code_char(s[i])) ++i;
+    if (i == at + 2 || s.compare(i, 2, "<<") != 0) return std::string_view::npos;
+    return i + 2;
+}
+
+// MarianTokenizer's rule: a leading ">>...<<" is the line's code, kept whole; language codes
+// anywhere else in the line are dropped.
+std::pair<std::string, std::string> split_language_code(const std::string& line) {
+    std::string code, rest = line;
+    if (line.compare(0, 2, ">>") == 0) {
+        const std::size_t end = line.find("<<", 2);
+        if (end != std::string::npos) {
+            code = line.substr(0, end + 2);
+            rest = line.substr(end + 2);
+        }
+    }
+    for (std::size_t at = rest.find(">>"); at != std::string::npos; at = rest.find(">>", at)) {
+        const std::size_t end = code_end(rest, at);
+        if (end == std::string::npos) ++at;
+        else rest.erase(at, end - at);
+    }
+    return {code, rest};
+}
+
 }  // namespace
 
+bool is_language_code(std::string_view piece) { return !piece.empty() && code_end(piece, 0) == piece.size(); }
+
 TokenizerFiles tokenizer_files(const std::string& dir) {
-    TokenizerFiles f{dir + "/source.spm", dir + "/target.spm", dir + "/vocab.json"};
+    TokenizerFiles f{dir + "/source.spm", dir + "/target.spm", dir + "/vocab.json", dir + "/target_vocab.json"};
     if (!path_present(f.source) && !path_present(f.target)) f.source = f.target = dir + "/spm.model";
     if (!path_present(f.source)) throw Error(dir + ": missing source.spm (the SentencePiece model of the source language)");
     if (!path_present(f.target)) throw Error(dir + ": missing target.spm (the SentencePiece model of the target language)");
     if (!path_present(f.vocab)) f.vocab.clear();
+    if (!path_present(f.target_vocab)) f.target_vocab.clear();
     return f;
 }
 
@@ -64,26 +131,19 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
     s.eos = config.eos_id;
     s.pad = config.pad_id;
     s.start = config.decoder_start_id;
-    const std::string& vocab_path = files.vocab;
-    if (!vocab_path.empty()) {
-        const Json j = read_json_file(vocab_path, std::size_t(256) << 20);
-        if (!j.is_object()) throw Error(vocab_path + ": not a JSON object of piece -> id");
-        if (!config.share_embeddings)
-            throw Error(vocab_path + ": one piece -> id map needs a model with shared embeddings "
-                        "(share_encoder_decoder_embeddings)");
-        s.pieces.assign(config.vocab_size, "");
-        for (auto& [piece, id] : j.items()) {
-            if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
-                std::size_t(id.get<std::int64_t>()) >= config.vocab_size)
-                throw Error(vocab_path + ": piece " + json_excerpt(piece) + " has id " + json_excerpt(id) + " outside the vocabulary of " +
-                            std::to_string(config.vocab_size));
-            s.vocab[piece] = id.get<std::int64_t>();
-            s.pieces[std::size_t(id.get<std::int64_t>())] = piece;
-        }
-        auto unk = s.vocab.find("<unk>");
-        if (unk == s.vocab.end()) throw Error(vocab_path + ": no <unk> piece");
-        s.unk = unk->second;
+    if (!files.vocab.empty()) {
+        s.source_vocab = load_vocab(files.vocab, config.source_vocab(), "vocab_size");
+        if (!files.target_vocab.empty())
+            s.target_vocab = load_vocab(files.target_vocab, config.target_vocab(),
+                                        config.share_embeddings ? "vocab_size" : "decoder_vocab_size");
+        else if (config.share_embeddings)
+            s.target_vocab = s.source_vocab;
+        else
+            throw Error(dir + ": a model with separate vocabularies (share_encoder_decoder_embeddings false) needs "
+                        "target_vocab.json beside vocab.json");
+        s.unk = s.source_vocab->unk;
     } else {
+        if (!files.target_vocab.empty()) throw Error(files.target_vocab + ": target_vocab.json without vocab.json");
         const auto check = [&](const sentencepiece::SentencePieceProcessor& sp, const std::string& path,
                                 std::size_t limit, const char* key) {
             if (std::size_t(sp.GetPieceSize()) > limit)
@@ -99,40 +159,50 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
 
 std::int64_t Tokenizer::unk_id() const { return impl_->unk; }
 
+std::vector<std::string> Tokenizer::target_languages() const {
+    std::vector<std::string> out;
+    if (!impl_->source_vocab) return out;
+    for (const auto& [piece, id] : impl_->source_vocab->ids)
+        if (is_language_code(piece)) out.push_back(piece.substr(2, piece.size() - 4));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 std::string Tokenizer::source_piece(std::int64_t id) const {
     const Impl& s = *impl_;
-    if (!s.vocab.empty()) {
-        if (id >= 0 && std::size_t(id) < s.pieces.size() && !s.pieces[std::size_t(id)].empty())
-            return s.pieces[std::size_t(id)];
+    if (s.source_vocab) {
+        const auto& pieces = s.source_vocab->pieces;
+        if (id >= 0 && std::size_t(id) < pieces.size() && !pieces[std::size_t(id)].empty()) return pieces[std::size_t(id)];
     } else if (id >= 0 && id < s.source.GetPieceSize()) {
         return s.source.IdToPiece(int(id));
     }
     return "<id " + std::to_string(id) + ">";
 }
 
-std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const { return impl_->encode(impl_->source, line); }
+std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const {
+    return impl_->encode(impl_->source, impl_->source_vocab, line);
+}
 
 std::vector<std::int64_t> Tokenizer::encode_target(std::string_view line) const {
-    return impl_->encode(impl_->target, line);
+    return impl_->encode(impl_->target, impl_->target_vocab, line);
 }
 
 std::vector<std::int64_t> Tokenizer::Impl::encode(const sentencepiece::SentencePieceProcessor& sp,
-                                                  std::string_view line) const {
+                                                  const std::optional<VocabMap>& map, std::string_view line) const {
     std::string clean = sanitize_utf8(line);
     std::vector<std::int64_t> out;
-    if (vocab.empty()) {
+    if (!map) {
         std::vector<int> ids;
         auto status = sp.Encode(clean, &ids);
         if (!status.ok()) throw Error("tokenizer: " + status.ToString());
         out.assign(ids.begin(), ids.end());
     } else {
+        auto [code, rest] = split_language_code(clean);
+        if (!code.empty()) out.push_back(map->id(code));
         std::vector<std::string> ps;
-        auto status = sp.Encode(clean, &ps);
+        auto status = sp.Encode(rest, &ps);
         if (!status.ok()) throw Error("tokenizer: " + status.ToString());
-        for (const auto& p : ps) {
-            auto it = vocab.find(p);
-            out.push_back(it == vocab.end() ? unk : it->second);
-        }
+        for (const auto& p : ps) out.push_back(map->id(p));
     }
     out.push_back(eos);
     return out;
@@ -141,7 +211,7 @@ std::vector<std::int64_t> Tokenizer::Impl::encode(const sentencepiece::SentenceP
 std::string Tokenizer::decode(const std::vector<std::int64_t>& ids) const {
     const Impl& s = *impl_;
     std::string text;
-    if (s.vocab.empty()) {
+    if (!s.target_vocab) {
         std::vector<int> keep;
         for (std::int64_t id : ids)
             if (id != s.eos && id != s.pad && id != s.start && id >= 0 && id < s.target.GetPieceSize())
@@ -149,10 +219,15 @@ std::string Tokenizer::decode(const std::vector<std::int64_t>& ids) const {
         auto status = s.target.Decode(keep, &text);
         if (!status.ok()) throw Error("tokenizer: " + status.ToString());
     } else {
+        // HF's skip_special_tokens: no eos, pad, <unk>; nor language codes, nor ids without a piece.
+        const VocabMap& v = *s.target_vocab;
         std::vector<std::string> pieces;
-        for (std::int64_t id : ids)
-            if (id != s.eos && id != s.pad && id != s.start && id >= 0 && std::size_t(id) < s.pieces.size())
-                pieces.push_back(s.pieces[std::size_t(id)]);
+        for (std::int64_t id : ids) {
+            if (id == s.eos || id == s.pad || id == s.start || id == v.unk || id < 0 || std::size_t(id) >= v.pieces.size())
+                continue;
+            const std::string& p = v.pieces[std::size_t(id)];
+            if (!p.empty() && !is_language_code(p)) pieces.push_back(p);
+        }
         auto status = s.target.Decode(pieces, &text);
         if (!status.ok()) throw Error("tokenizer: " + status.ToString());
     }
@@ -163,6 +238,14 @@ SpmInfo spm_info(const std::string& path) {
     sentencepiece::SentencePieceProcessor sp;
     load_spm(sp, path);
     return {std::size_t(sp.GetPieceSize()), sp.pad_id(), sp.eos_id(), sp.unk_id(), sp.bos_id()};
+}
+
+std::vector<std::string> spm_pieces(const std::string& path) {
+    sentencepiece::SentencePieceProcessor sp;
+    load_spm(sp, path);
+    std::vector<std::string> out;
+    for (int i = 0; i < sp.GetPieceSize(); ++i) out.push_back(sp.IdToPiece(i));
+    return out;
 }
 
 namespace {

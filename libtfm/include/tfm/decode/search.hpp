@@ -35,6 +35,9 @@ struct SearchOptions {
     std::int64_t start_id = 0, eos_id = 0;
     std::vector<std::size_t> max_len;       // per sentence: most tokens generated (eos included)
     std::size_t min_len = 0;                // eos is not allowed before this many other tokens
+    // Token sequences never generated (HF's bad_words_ids): the last token of each is banned
+    // wherever the hypothesis ends with the ones before it ({pad} bans pad everywhere).
+    std::vector<std::vector<std::int64_t>> bad_words;
 };
 
 struct Hypothesis {

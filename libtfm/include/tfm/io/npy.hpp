@@ -25,8 +25,16 @@ inline constexpr std::string_view kNpyMagic{"\x93NUMPY", 6};
 // Largest header we accept; NumPy itself refuses headers over 10 kB by default.
 inline constexpr std::size_t kMaxNpyHeader = std::size_t(1) << 20;
 
+// The header dictionary as written, dtype not interpreted ('descr': "<f4", "|u1", ...).
+struct NpyDict {
+    std::string descr;
+    bool fortran_order = false;
+    Shape shape;
+};
+NpyDict parse_npy_dict(std::string_view dict);
+
 // Parses the header dictionary text, e.g. "{'descr': '<f4', 'fortran_order': False,
-// 'shape': (2, 3), }". Throws Error naming what is wrong.
+// 'shape': (2, 3), }", for the dtypes of tensor streams. Throws Error naming what is wrong.
 NpyHeader parse_npy_header(std::string_view dict);
 
 // The full preamble (magic, version, length, padded dictionary) of a C-order

@@ -68,6 +68,10 @@ Model load_model_weights(const ModelConfig& config, const TensorFile& file);
 // are not parameters, left out), in a fixed order.
 void visit_parameters(Model& m, const std::function<void(const std::string& name, float* data, std::size_t n)>& f);
 
+// Every parameter tensor with its HF name and shape, in the order save_model_weights writes
+// them (final_logits_bias last, as [1,Vt]).
+void visit_tensors(const Model& m, const std::function<void(const std::string& name, const float* data, const Shape& shape)>& f);
+
 // A model of zeros with m's structure: the gradient accumulator that mirrors Params.
 Model zeros_like(const Model& m);
 

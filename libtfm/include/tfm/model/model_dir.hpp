@@ -1,10 +1,12 @@
-// A model directory (docs/design.md §4): config.json, model.safetensors, source.spm and
-// target.spm (or one shared spm.model), optional vocab.json. Read by every tool that runs a
+// A model directory (docs/design.md §4): config.json, model.safetensors (or pytorch_model.bin),
+// source.spm and target.spm (or one shared spm.model), optional vocab.json (and
+// target_vocab.json), optional generation_config.json. Read by every tool that runs a
 // model; written atomically by tfm-init and training.
 #pragma once
 
 #include <string>
 
+#include "tfm/model/generation.hpp"
 #include "tfm/model/model.hpp"
 #include "tfm/model/tokenizer.hpp"
 
@@ -14,6 +16,8 @@ struct ModelDir {
     std::string path;
     Model model;
     Tokenizer tokenizer;
+    GenerationConfig generation;  // generation_config.json (or config.json's generation keys)
+    std::string weights;          // the weights file read
 };
 
 // Loads and checks everything; the error names the file and what is wrong with it.

@@ -1,6 +1,10 @@
 // Text <-> model ids through SentencePiece (docs/design.md §4): source.spm and target.spm (or one
 // shared *.spm); with vocab.json, pieces map through it (unknown piece -> <unk>), otherwise
 // SentencePiece ids are the model ids. A source is its pieces' ids followed by eos.
+// With vocab.json the model is an HF Marian one and MarianTokenizer's rules hold
+// (docs/opus-mt.md): a line that starts with a language code ">>xx<<" keeps it as one token,
+// other codes in the line are dropped; target_vocab.json, when present, maps the target side
+// (separate vocabularies); decoding never prints eos, pad, <unk> or language codes.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,8 @@ public:
     // Text of target ids (special ids dropped).
     std::string decode(const std::vector<std::int64_t>& ids) const;
     std::int64_t unk_id() const;
+    // The model's target-language codes: the ">>xx<<" pieces of vocab.json, sorted ("" none).
+    std::vector<std::string> target_languages() const;
     // The source piece of an id, as text ("▁Hund", "</s>"; "<id 123>" for an id without one).
     std::string source_piece(std::int64_t id) const;
 
@@ -39,10 +45,15 @@ private:
 };
 
 // The tokenizer files of a model directory: source.spm and target.spm (or one spm.model for
-// both), and vocab.json when there is one (empty otherwise). Missing models are errors.
+// both), and vocab.json / target_vocab.json when there are (empty otherwise). Missing
+// SentencePiece models are errors.
 struct TokenizerFiles {
-    std::string source, target, vocab;
+    std::string source, target, vocab, target_vocab;
 };
+
+// True for a Marian language code such as ">>por<<" (">>", then letters, digits or _-,
+// then "<<").
+bool is_language_code(std::string_view piece);
 TokenizerFiles tokenizer_files(const std::string& model_dir);
 
 // What a SentencePiece model file holds: piece count and special ids (-1: none).
@@ -51,6 +62,8 @@ struct SpmInfo {
     std::int64_t pad = -1, eos = -1, unk = -1, bos = -1;
 };
 SpmInfo spm_info(const std::string& path);
+// Every piece of a SentencePiece model, by id.
+std::vector<std::string> spm_pieces(const std::string& path);
 
 struct SpmTrainOptions {
     std::size_t vocab_size = 8000;
