@@ -237,12 +237,8 @@ def base_config(v, pad, eos, **extra):
     return cfg
 
 
-def marian_release(cfg, w, vocab):
-    """opus_base as Marian's own files."""
-    d = os.path.join(OUT, "marian_release")
-    if os.path.isdir(d):
-        shutil.rmtree(d)
-    os.makedirs(d)
+def marian_release_arrays(cfg, w):
+    """The weights w (HF names) as Marian names them: [in,out] matrices, [1,n] rows, no pad."""
     v = cfg["vocab_size"] - 1  # without <pad>
     a = collections.OrderedDict()
     a["Wemb"] = w["model.shared.weight"][:v].numpy()
@@ -264,13 +260,22 @@ def marian_release(cfg, w, vocab):
             a[f"{mar}_ffn_b2"] = w[f"{hf}.fc2.bias"][None, :].numpy()
             a[f"{mar}_ffn_ffn_ln_scale"] = w[f"{hf}.final_layer_norm.weight"][None, :].numpy()
             a[f"{mar}_ffn_ffn_ln_bias"] = w[f"{hf}.final_layer_norm.bias"][None, :].numpy()
+    return a
+
+
+def write_marian_release(d, a, cfg, vocab, src_spm, tgt_spm):
+    """A Marian release directory: the arrays with the options inside, vocab.yml, decoder.yml."""
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(d)
+    v = cfg["vocab_size"] - 1
     options = f"""type: transformer
 dim-vocabs:
   - {v}
   - {v}
-dim-emb: 16
-enc-depth: 2
-dec-depth: 2
+dim-emb: {cfg["d_model"]}
+enc-depth: {cfg["encoder_layers"]}
+dec-depth: {cfg["decoder_layers"]}
 enc-cell: gru
 enc-cell-depth: 1
 dec-cell: gru
@@ -283,11 +288,11 @@ input-types: []
 tied-embeddings: false
 tied-embeddings-src: false
 tied-embeddings-all: true
-transformer-heads: 4
+transformer-heads: {cfg["encoder_attention_heads"]}
 transformer-no-projection: false
-transformer-dim-ffn: 32
+transformer-dim-ffn: {cfg["encoder_ffn_dim"]}
 transformer-ffn-depth: 2
-transformer-ffn-activation: swish
+transformer-ffn-activation: {cfg["activation_function"]}
 transformer-dim-aan: 2048
 transformer-aan-depth: 2
 transformer-aan-activation: swish
@@ -304,6 +309,7 @@ ulr-dim-emb: 0
 ulr-trainable-transformation: false
 version: v1.7.6 02bada8 2019-03-04 16:07:49 -0800
 """
+    a = collections.OrderedDict(a)
     a["special:model.yml"] = np.frombuffer(options.encode() + b"\0", dtype=np.int8)
     stem = "opus.spm32k-spm32k.transformer-align.model1.npz.best-perplexity"
     np.savez(os.path.join(d, stem + ".npz"), **a)
@@ -314,8 +320,8 @@ version: v1.7.6 02bada8 2019-03-04 16:07:49 -0800
         f.write(f"models:\n  - {stem}.npz\nvocabs:\n  - opus.spm32k-spm32k.vocab.yml\n  - opus.spm32k-spm32k.vocab.yml\n"
                 "beam-size: 6\nnormalize: 0.6\nword-penalty: 0\nmini-batch: 1\nmaxi-batch: 1\nmaxi-batch-sort: src\n"
                 "relative-paths: true\n")
-    shutil.copy(os.path.join(OUT, "opus_spm", "source.spm"), d)
-    shutil.copy(os.path.join(OUT, "opus_spm", "target.spm"), d)
+    shutil.copy(src_spm, d)
+    shutil.copy(tgt_spm, d)
 
 
 def main():
@@ -338,7 +344,7 @@ def main():
     d = write_dir("base", cfg, {"vocab.json": vocab, "tokenizer_config.json": {"source_lang": "de", "target_lang": "en"}})
     torch.save(hf_state(w, cfg), os.path.join(d, "pytorch_model.bin"), _use_new_zipfile_serialization=False)
     run_reference("base", cfg, w, vocab, vocab, src_sp, tgt_sp, 1e-5, gen)
-    marian_release(cfg, w, vocab)
+    write_marian_release(os.path.join(OUT, "marian_release"), marian_release_arrays(cfg, w), cfg, vocab, src_spm, tgt_spm)
     run_reference("marian", cfg, w, vocab, vocab, src_sp, tgt_sp, 1e-6, gen)
 
     # opus_tcbig: relu, eos mid-vocabulary, codes, F16 safetensors, generation_config.json

@@ -162,6 +162,7 @@ TEST_CASE("opus: a Marian release converts both ways, bit for bit") {
     CHECK(md.model.config.layer_norm_eps == doctest::Approx(1e-6));
     CHECK(md.generation.num_beams == std::optional<std::size_t>(6));
     CHECK(md.generation.length_penalty == std::optional<double>(0.6));
+    check_forward(md.model, "marian");
     check_lines(md, "marian");
     // the same weights as transformers' layout of the same model (opus_base)
     const TorchCheckpoint hf = TorchCheckpoint::open(golden("opus_base/pytorch_model.bin"));

@@ -244,33 +244,35 @@ std::string to_marian(const Link& l, const float* t) {
     return std::string(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(float));
 }
 
-// A set of named tensors in memory, for load_model_weights.
-class TensorMap : public TensorFile {
+// The Marian arrays under their HF names, converted one at a time as load_model_weights asks
+// for them (the archive and the model are in memory, never a third copy).
+class MarianTensors : public TensorFile {
 public:
-    explicit TensorMap(std::string path) : path_(std::move(path)) {}
-    const std::string& path() const override { return path_; }
-    bool contains(const std::string& name) const override { return t_.count(name) != 0; }
+    MarianTensors(const Npz& npz, const std::vector<Link>& links) : npz_(npz) {
+        for (const Link& l : links) links_.emplace(l.hf, l);
+    }
+    const std::string& path() const override { return npz_.path(); }
+    bool contains(const std::string& name) const override { return links_.count(name) != 0; }
     std::vector<std::string> names() const override {
         std::vector<std::string> out;
-        for (const auto& kv : t_) out.push_back(kv.first);
+        for (const auto& kv : links_) out.push_back(kv.first);
         return out;
     }
-    Shape shape(const std::string& name) const override {
-        const FloatArray& a = at(name);
-        return Shape(a.shape().begin(), a.shape().end());
+    Shape shape(const std::string& name) const override { return at(name).hf_shape; }
+    FloatArray get(const std::string& name) const override {
+        const Link& l = at(name);
+        return to_hf(l, npz_.get(l.marian));
     }
-    FloatArray get(const std::string& name) const override { return at(name); }
     using TensorFile::get;
-    void put(const std::string& name, FloatArray a) { t_[name] = std::move(a); }
 
 private:
-    const FloatArray& at(const std::string& name) const {
-        auto it = t_.find(name);
-        if (it == t_.end()) throw Error(path_ + ": no tensor '" + name + "'");
+    const Link& at(const std::string& name) const {
+        auto it = links_.find(name);
+        if (it == links_.end()) throw Error(npz_.path() + ": no tensor '" + name + "'");
         return it->second;
     }
-    std::string path_;
-    std::map<std::string, FloatArray> t_;
+    const Npz& npz_;
+    std::map<std::string, Link> links_;
 };
 
 // The architecture special:model.yml describes, checked against what tfm runs.
@@ -386,9 +388,9 @@ void import_marian(const std::string& dir, const std::string& out_dir, const std
                     std::to_string(c.eos_id) + " (tfm needs one eos id)");
     validate_config(c);
 
-    TensorMap hf(files.npz);
+    const std::vector<Link> all = links(c);
     std::set<std::string> used{kConfigArray};
-    for (const Link& l : links(c)) {
+    for (const Link& l : all) {
         if (!npz.contains(l.marian)) throw Error(files.npz + ": no array '" + l.marian + "', which the model's options imply");
         const Shape want = marian_shape(l);
         Shape got = npz.shape(l.marian);
@@ -396,14 +398,13 @@ void import_marian(const std::string& dir, const std::string& out_dir, const std
         if (got != want)
             throw Error(files.npz + ": array '" + l.marian + "' has shape " + shape_str(npz.shape(l.marian)) + ", expected " +
                         shape_str(want));
-        hf.put(l.hf, to_hf(l, npz.get(l.marian)));
         used.insert(l.marian);
     }
     std::string unknown;
     for (const std::string& name : npz.names())
         if (!used.count(name)) unknown += (unknown.empty() ? "" : ", ") + name;
     if (!unknown.empty()) throw Error(files.npz + ": arrays tfm does not know how to convert: " + unknown);
-    const Model model = load_model_weights(c, hf);
+    const Model model = load_model_weights(c, MarianTensors(npz, all));
 
     GenerationConfig g;
     g.source = files.decoder_yml.empty() ? files.npz : files.decoder_yml;
