@@ -42,6 +42,7 @@ std::string decoding(const tfm::DecodeOptions& o, const tfm::GenerationConfig& g
                       std::to_string(o.max_len_b);
     if (o.max_len) out += ", at most " + std::to_string(o.max_len) + " tokens";
     if (s.min_len) out += ", at least " + std::to_string(s.min_len) + " tokens";
+    if (s.eos_forced_at) out += ", eos forced as token " + std::to_string(s.eos_forced_at);
     if (!s.bad_words.empty()) {
         out += ", never generated:";
         for (const auto& seq : s.bad_words) {

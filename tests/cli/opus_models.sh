@@ -45,6 +45,12 @@ expect_err "no target-language codes" "--target-lang single-target message"
 expect_status 0 "--beam 1 over num_beams" -- tfm-translate -m base --beam 1 --n-best 1 < base.src
 cmp -s out base.want && ok || fail "--beam 1 over num_beams 4"
 
+# forced_eos_token_id (tcbig has it, base not): at --max-length 3, eos is forced as the 3rd token
+expect_status 0 "forced eos at --max-length" -- tfm-translate -m tcbig --beam 1 --max-length 3 --ids < tcbig.src
+awk 'NF > 2 { bad = 1 } END { exit bad }' out && grep -q '^[0-9]* [0-9]*$' out && ok || fail "forced eos: $(cat out)"
+expect_status 0 "no forced eos without the setting" -- tfm-translate -m base --beam 1 --max-length 3 --ids < base.src
+grep -q '^[0-9]* [0-9]* [0-9]*$' out && ok || fail "base at --max-length 3: $(cat out)"
+
 # tfm-export keeps vocab.json and the generation settings
 expect_status 0 "tfm-export of an OPUS-MT directory" -- tfm-export -m base -o base-exported --dtype f16
 [ -s base-exported/vocab.json ] && [ -s base-exported/generation_config.json ] && ok || fail "export: $(ls base-exported)"

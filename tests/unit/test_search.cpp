@@ -155,3 +155,28 @@ TEST_CASE("search: bad words are never generated, a sequence only after its pref
         CHECK(search(steps, 1, o)[0][0].ids == std::vector<std::int64_t>{kA});
     }
 }
+
+TEST_CASE("search: eos forced at a position (HF's forced_eos_token_id at max_length)") {
+    for (std::size_t beam : {1, 2}) {
+        CAPTURE(beam);
+        TableSteps steps(1);
+        SearchOptions o = options(1, beam, 2);
+        o.bad_words = {{kB}};
+        o.eos_forced_at = 2;
+        // without forcing: a, a (0.35) stopped unfinished at 2 tokens; forced: a, eos
+        auto out = search(steps, 1, o);
+        const Hypothesis& h = out[0][0];
+        CHECK(h.finished);
+        CHECK(h.ids == std::vector<std::int64_t>{kA});
+        CHECK(h.logprob == doctest::Approx(std::log(0.5 * 0.4)).epsilon(1e-6));
+        for (const Hypothesis& x : out[0]) CHECK(std::isfinite(x.score));
+    }
+    SUBCASE("a limit of one token: eos at once") {
+        TableSteps steps(1);
+        SearchOptions o = options(1, 1, 1);
+        o.eos_forced_at = 1;
+        auto out = search(steps, 1, o);
+        CHECK(out[0][0].ids.empty());
+        CHECK(out[0][0].finished);
+    }
+}

@@ -64,6 +64,7 @@ void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationCo
     if (g.min_length && !f.given("--min-length")) o.search.min_len = *g.min_length > 0 ? *g.min_length - 1 : 0;
     if (o.max_len && o.search.min_len > o.max_len) o.search.min_len = o.max_len;
     o.search.bad_words = g.bad_words_ids;
+    if (g.forced_eos_token_id) o.search.eos_forced_at = o.max_len;  // HF: at max_length
 }
 
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,

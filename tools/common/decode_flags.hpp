@@ -27,8 +27,8 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f);
 DecodeOptions decode_options(const DecodeFlags& f);
 // The model's own settings (generation_config.json) where the command line gave none: beam
 // (num_beams, never below --n-best), output cap (max_length - 1 generated tokens), min_length,
-// bad_words_ids, and HF's length penalty (power, length_penalty or 1.0) when the model states
-// any generation setting.
+// bad_words_ids, forced_eos_token_id (eos as the max_length-th token, as HF), and HF's
+// length penalty (power, length_penalty or 1.0) when the model states any generation setting.
 void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationConfig& g);
 
 // The output lines of one input (0-based index): its best text, or with --n-best K lines

@@ -44,10 +44,17 @@ Hypothesis finish(std::vector<std::int64_t> ids, double logprob, bool eos, const
     return h;
 }
 
-// What a hypothesis `ids` may not do next: eos while it is shorter than min_len, and the last
-// token of each bad-words sequence whose other tokens it ends with.
+// What a hypothesis `ids` may not do next: eos while it is shorter than min_len, the last
+// token of each bad-words sequence whose other tokens it ends with, and anything but eos at
+// the position where eos is forced.
 void block_tokens(float* logprobs, std::size_t vocab, const std::vector<std::int64_t>& ids, const SearchOptions& opt) {
     constexpr float kNever = -std::numeric_limits<float>::infinity();
+    if (ids.size() + 1 == opt.eos_forced_at && opt.eos_id >= 0 && std::size_t(opt.eos_id) < vocab) {
+        const float eos = logprobs[opt.eos_id];
+        std::fill(logprobs, logprobs + vocab, kNever);
+        logprobs[opt.eos_id] = eos;
+        return;
+    }
     if (ids.size() < opt.min_len && opt.eos_id >= 0) logprobs[opt.eos_id] = kNever;
     for (const auto& seq : opt.bad_words) {
         if (seq.empty() || seq.back() < 0 || std::size_t(seq.back()) >= vocab || seq.size() - 1 > ids.size()) continue;
@@ -164,7 +171,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
             for (std::size_t i = 0; i < v; ++i) idx[i] = i;
             auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
             std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);
-            for (std::size_t i = 0; i < k; ++i)
+            for (std::size_t i = 0; i < k && row[idx[i]] != -std::numeric_limits<float>::infinity(); ++i)
                 cands[live[r].sentence].push_back({live[r].logp + row[idx[i]], r, std::int64_t(idx[i])});
         }
         std::vector<Live> next;

@@ -38,6 +38,9 @@ struct SearchOptions {
     // Token sequences never generated (HF's bad_words_ids): the last token of each is banned
     // wherever the hypothesis ends with the ones before it ({pad} bans pad everywhere).
     std::vector<std::vector<std::int64_t>> bad_words;
+    // HF's forced_eos_token_id: the token at this position (counted from 1) can only be eos,
+    // so a hypothesis that long ends finished (0: never forced).
+    std::size_t eos_forced_at = 0;
 };
 
 struct Hypothesis {
