@@ -4,6 +4,8 @@
 
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/import/marian.hpp"
+#include "tfm/io/io.hpp"
 #include "tfm/model/model_dir.hpp"
 
 int main(int argc, char** argv) {
@@ -12,15 +14,17 @@ int main(int argc, char** argv) {
         "  echo 'Ein Hund rennt.' | tfm-translate -m share/models/de-en\n");
     CLI::App& app = tool.app();
     std::string in, out, dtype = "f32";
-    app.add_option("-m,--model", in, "Model directory to export")->required();
+    app.add_option("-m,--model", in, "Model directory to export (or a Marian release: see tfm-marian)")->required();
     app.add_option("-o,--output", out, "Directory to write (created; must not hold a model yet)")->required();
     app.add_option("--dtype", dtype, "f32 (default), f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
     return tool.run(argc, argv, [&] {
         struct stat st {};
         if (::stat((out + "/config.json").c_str(), &st) == 0)
             throw tfm::UsageError(out + " already holds a model");
-        tfm::ModelDir md = tfm::load_model_dir(in);  // everything checked before anything is written
         const std::string upper = dtype == "bf16" ? "BF16" : dtype == "f16" ? "F16" : "F32";
+        if (!tfm::path_present(in + "/config.json") && tfm::path_present(in + "/decoder.yml"))
+            return tfm::import_marian(in, out, upper);  // a Marian release: what tfm-marian import does
+        tfm::ModelDir md = tfm::load_model_dir(in);  // everything checked before anything is written
         tfm::copy_tokenizer(in, out);
         tfm::save_model(out, md.model, upper);
         if (md.generation.present()) tfm::save_generation_config(out, md.generation, md.model.config);

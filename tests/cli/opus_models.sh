@@ -74,6 +74,9 @@ expect_status 0 "tfm-marian export" -- tfm-marian export -m imported -o exported
 expect_status 0 "import the export" -- tfm-marian import exported -o again
 expect_status 0 "translate it" -- tfm-translate -m again --beam 1 < marian.src
 cmp -s out marian.want && ok || fail "re-imported: $(diff out marian.want | head -4)"
+expect_status 0 "tfm-export of a Marian release" -- tfm-export -m release -o via-export --dtype f16
+expect_status 0 "translate it" -- tfm-translate -m via-export --beam 1 < marian.src
+[ "$(wc -l < out)" -eq "$(wc -l < marian.src)" ] && ok || fail "tfm-export of a release translates $(wc -l < out) lines"
 expect_status 1 "export of tfm's own model" -- tfm-marian export -m "$TFM_SOURCE/share/models/multi30k-de-en" -o own
 expect_err "Marian cannot run this model: it has no vocab.json" "export refusal message"
 [ ! -e own ] && ok || fail "a refused export left $(ls own)"
