@@ -54,7 +54,9 @@ void output_logits(Mat y, ConstMat x, const Model& m);
 // the sum rounds the same either way).
 void output_projection(Mat y, ConstMat x, const Model& m);
 
-// In place, row by row: log-softmax, then the pad id set to -inf (never generated).
+// In place, row by row: the pad id set to -inf (never generated), then log-softmax: the
+// distribution over the other tokens, as Marian computes it (its vocabularies have no pad;
+// transformers normalises over the pad it appends too, a difference of log(1 - p(pad))).
 void log_softmax_rows(Mat logits, std::int64_t masked_id);
 
 // Incremental decoding over the memory of a batch of sources. Rows are live hypotheses;
