@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <exception>
+#include <optional>
 
 #include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
         tfm::TensorReader reader(in);
         tfm::Output out(STDOUT_FILENO);
         const std::size_t window = flags.window ? flags.window : 8 * flags.batch;
+        std::optional<tfm::tool::PrefixReader> prefixes;
+        if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         std::exception_ptr pending;  // a bad record: thrown once the records before it are decoded
         for (bool more = true; more && !pending;) {
             std::vector<xt::xtensor<float, 2>> memories;
@@ -63,6 +66,8 @@ int main(int argc, char** argv) {
             } catch (const tfm::Error&) {
                 pending = std::current_exception();
             }
+            opt.first_index = first;
+            if (prefixes) opt.prefixes = prefixes->next(memories.size());
             auto results = tfm::decode_memories(md.model, memories, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
                 out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags));
@@ -71,5 +76,6 @@ int main(int argc, char** argv) {
             out.flush();
             std::rethrow_exception(pending);
         }
+        if (prefixes) prefixes->finish();
     });
 }

@@ -2,6 +2,8 @@
 // same lines as tfm-encode | tfm-decode with the same options.
 #include <unistd.h>
 
+#include <optional>
+
 #include "common/decode_flags.hpp"
 #include "common/source_lines.hpp"
 #include "common/model_option.hpp"
@@ -35,13 +37,18 @@ int main(int argc, char** argv) {
         tfm::tool::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
                                        [&](const std::string& w) { tool.warn(w); }};
         reader.prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
+        std::optional<tfm::tool::PrefixReader> prefixes;
+        if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         for (;;) {
             const std::size_t first = reader.lines_read;
             auto sources = reader.next_window(flags.window ? flags.window : 8 * flags.batch);
             if (sources.empty()) break;
+            opt.first_index = first;
+            if (prefixes) opt.prefixes = prefixes->next(sources.size());
             auto results = tfm::translate_sources(md.model, sources, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
                 out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags));
         }
+        if (prefixes) prefixes->finish();
     });
 }

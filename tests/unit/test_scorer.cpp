@@ -4,6 +4,7 @@
 
 #include "helpers.hpp"
 #include "tfm/decode/scorer.hpp"
+#include "tfm/base/parallel.hpp"
 #include "tfm/decode/translator.hpp"
 #include "tfm/model/model_dir.hpp"
 
@@ -85,4 +86,49 @@ TEST_CASE("scorer: a finished hypothesis scores what search accumulated; batches
           std::string::npos);
     CHECK(tfm_test::error_of([&] { score_targets(m, {{1}, {2}}, {{1}}, 1); }).find("2 sources and 1 targets") !=
           std::string::npos);
+}
+
+TEST_CASE("scorer: decoding forced to a reference (prefix + eos) has the reference's score") {
+    const ModelDir md = load_model_dir(golden("opus_base"));
+    const Model& m = md.model;
+    std::vector<std::vector<std::int64_t>> sources, refs;
+    for (const auto& [src, ref] : std::vector<std::pair<const char*, const char*>>{
+             {"ein Hund rennt am See .", "a dog runs by the lake"}, {"die Katze", "the cat sees the house"}, {"Zebra", "ball"}}) {
+        sources.push_back(md.tokenizer.encode(src));
+        refs.push_back(md.tokenizer.encode_target(ref));  // pieces then eos
+    }
+    const auto scores = score_targets(m, sources, refs, 8);
+    for (std::size_t beam : {1, 4}) {
+        DecodeOptions opt;
+        opt.search.beam = beam;
+        opt.search.penalty = LengthPenalty::None;
+        opt.prefixes = refs;
+        const auto hyps = translate_sources(m, sources, opt);
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+            CAPTURE(i);
+            CHECK(hyps[i][0].finished);
+            CHECK(std::vector<std::int64_t>(hyps[i][0].ids) == std::vector<std::int64_t>(refs[i].begin(), refs[i].end() - 1));
+            CHECK(hyps[i][0].logprob == doctest::Approx(scores[i].logprob).epsilon(1e-4));
+        }
+    }
+}
+
+TEST_CASE("sampling through the model: the same samples for any thread count and batch") {
+    const ModelDir md = load_model_dir(golden("opus_tcbig"));
+    std::vector<std::vector<std::int64_t>> sources;
+    for (const char* line : {"ein Hund rennt am See .", ">>por<< ein Kind spielt", "Zebra Quokka", "die Katze"})
+        sources.push_back(md.tokenizer.encode(line));
+    DecodeOptions opt;
+    opt.search.n_best = 3;
+    opt.search.beam = 3;
+    opt.search.sampling = SamplingOptions{0, 0.95, 1.2, 5};
+    opt.batch_size = 4;
+    set_num_threads(2);
+    const auto a = translate_sources(md.model, sources, opt);
+    set_num_threads(1);
+    opt.batch_size = 1;
+    const auto b = translate_sources(md.model, sources, opt);
+    set_num_threads(0);
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        for (std::size_t k = 0; k < 3; ++k) CHECK(a[i][k].ids == b[i][k].ids);
 }

@@ -180,3 +180,95 @@ TEST_CASE("search: eos forced at a position (HF's forced_eos_token_id at max_len
         CHECK(out[0][0].finished);
     }
 }
+
+namespace {
+
+// The first tokens of n samples of sentence 0 (n rows of one table), counted.
+std::map<std::int64_t, std::size_t> first_tokens(const SamplingOptions& s, std::size_t n) {
+    TableSteps steps(n);
+    SearchOptions o = options(n, 1, 1);
+    o.n_best = 1;
+    o.sampling = s;
+    for (std::size_t i = 0; i < n; ++i) o.sample_ids.push_back(i);
+    auto out = search(steps, n, o);
+    std::map<std::int64_t, std::size_t> count;
+    for (std::size_t b = 0; b < n; ++b) {  // in sentence 0's tokens (the others swap a and b)
+        std::int64_t t = out[b][0].ids.empty() ? kEos : out[b][0].ids[0];
+        if (b != 0 && (t == kA || t == kB)) t = t == kA ? kB : kA;
+        ++count[t];
+    }
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("sampling: top-k 1 is greedy; frequencies follow the distribution, cut and sharpened") {
+    TableSteps greedy_steps(2), sample_steps(2);
+    SearchOptions g = options(2, 1);
+    g.n_best = 1;
+    SearchOptions s = g;
+    s.sampling = SamplingOptions{1, 1.0, 1.0, 42};
+    auto greedy = search(greedy_steps, 2, g), sampled = search(sample_steps, 2, s);
+    for (std::size_t b = 0; b < 2; ++b) {
+        CHECK(sampled[b][0].ids == greedy[b][0].ids);
+        CHECK(sampled[b][0].logprob == doctest::Approx(greedy[b][0].logprob));
+    }
+    const std::size_t n = 4000;
+    const double tol = 4 * std::sqrt(0.25 / double(n));  // four standard deviations at p = 1/2
+    auto near = [&](std::size_t count, double p) { return std::abs(double(count) / double(n) - p) < tol; };
+    auto full = first_tokens({0, 1.0, 1.0, 7}, n);  // p: eos 0.1, a 0.5, b 0.4 (start 1e-6)
+    CHECK(near(full[kEos], 0.1));
+    CHECK(near(full[kA], 0.5));
+    CHECK(near(full[kB], 0.4));
+    auto top2 = first_tokens({2, 1.0, 1.0, 7}, n);  // a and b only
+    CHECK(top2[kEos] == 0);
+    CHECK(near(top2[kA], 0.5 / 0.9));
+    auto nucleus = first_tokens({0, 0.45, 1.0, 7}, n);  // a alone reaches 0.45
+    CHECK(nucleus[kA] == n);
+    auto sharp = first_tokens({0, 1.0, 0.5, 7}, n);  // p^2 normalised: a .25/.42, b .16/.42, eos .01/.42
+    CHECK(near(sharp[kA], 0.25 / 0.42));
+    CHECK(near(sharp[kB], 0.16 / 0.42));
+    CHECK(near(sharp[kEos], 0.01 / 0.42));
+}
+
+TEST_CASE("sampling: a sentence's samples depend on the seed and its number, not on its batch") {
+    auto run = [](std::size_t batch, std::size_t at, std::uint64_t id, std::uint64_t seed) {
+        TableSteps steps(batch);
+        SearchOptions o = options(batch, 1);
+        o.n_best = 3;
+        o.sampling = SamplingOptions{0, 1.0, 1.5, seed};
+        for (std::size_t b = 0; b < batch; ++b) o.sample_ids.push_back(b == at ? id : 100 + b);
+        return search(steps, batch, o)[at];
+    };
+    auto ids = [](const std::vector<Hypothesis>& hs) {
+        std::vector<std::vector<std::int64_t>> out;
+        for (const auto& h : hs) out.push_back(h.ids);
+        return out;
+    };
+    const auto alone = ids(run(2, 1, 7, 11));  // (the table's sentences 1, 2, ... are all alike)
+    CHECK(alone.size() == 3);
+    CHECK(ids(run(5, 3, 7, 11)) == alone);
+    CHECK(ids(run(9, 8, 7, 11)) == alone);
+    bool differs = false;
+    for (std::uint64_t seed = 12; seed < 20 && !differs; ++seed) differs = ids(run(2, 1, 7, seed)) != alone;
+    CHECK(differs);
+}
+
+TEST_CASE("search: a forced prefix starts every hypothesis; one ending with eos ends it") {
+    for (std::size_t beam : {1, 2}) {
+        CAPTURE(beam);
+        TableSteps steps(2);
+        SearchOptions o = options(2, beam);
+        o.prefixes = {{kB}, {}};
+        auto out = search(steps, 2, o);
+        for (const Hypothesis& h : out[0]) CHECK(h.ids.front() == kB);
+        CHECK(out[0][0].ids == std::vector<std::int64_t>{kB});  // b, then eos (0.9)
+        TableSteps ended(1);
+        SearchOptions e = options(1, beam);
+        e.prefixes = {{kA, kA, kEos}};
+        auto forced = search(ended, 1, e);
+        CHECK(forced[0][0].ids == std::vector<std::int64_t>{kA, kA});
+        CHECK(forced[0][0].finished);
+        CHECK(forced[0][0].logprob == doctest::Approx(std::log(0.5 * 0.35 * 0.98)).epsilon(1e-6));
+    }
+}

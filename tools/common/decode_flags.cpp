@@ -29,10 +29,23 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f) {
         ->check(in_range(1, kMaxWindow));
     app.add_flag("--ids", f.ids, "Print token ids instead of text");
     app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, kMaxThreads));
+    app.add_flag("--sample", f.sample, "Sample translations instead of searching; --n-best K gives K samples per line");
+    app.add_option("--sampling-topk", f.sampling_topk, "Sample from the K most probable tokens only (0: all; implies --sample)")
+        ->check(in_range(0, 1 << 24));
+    app.add_option("--sampling-topp", f.sampling_topp,
+                   "Sample from the fewest most probable tokens whose probability reaches P (implies --sample)")
+        ->check(in_range(1e-9, 1));
+    app.add_option("--temperature", f.temperature, "Sharpen (< 1) or flatten (> 1) the distribution sampled from (implies --sample)")
+        ->check(in_range(1e-3, 1000));
+    app.add_option("--seed", f.seed, "Seed of sampling (default 0): a line's samples depend on it and on the line's "
+                                     "number only, not on batches or threads");
+    app.add_option("--prefix-file", f.prefix_file,
+                   "Target prefixes, one line per input line: each output starts with its prefix (empty line: none)");
 }
 
 DecodeOptions decode_options(const DecodeFlags& f) {
-    if (f.n_best > f.beam)
+    const bool sampling = f.sample || f.given("--sampling-topk") || f.given("--sampling-topp") || f.given("--temperature");
+    if (f.n_best > f.beam && !sampling)
         throw UsageError("--n-best " + std::to_string(f.n_best) + " needs a beam at least as large (--beam " +
                          std::to_string(f.beam) + ")");
     if (f.max_len_a == 0 && f.max_len_b == 0)
@@ -41,6 +54,12 @@ DecodeOptions decode_options(const DecodeFlags& f) {
         throw UsageError("--min-length " + std::to_string(f.min_len) + " is more than --max-length " +
                          std::to_string(f.max_len));
     DecodeOptions o;
+    if (sampling) {
+        o.search.sampling = SamplingOptions{f.sampling_topk, f.sampling_topp, f.temperature, f.seed};
+        if (f.given("--beam")) throw UsageError("--beam and sampling exclude each other (--n-best K gives K samples)");
+    } else if (f.given("--seed")) {
+        throw UsageError("--seed is for sampling (--sample, --sampling-topk, --sampling-topp, --temperature)");
+    }
     o.search.beam = f.beam;
     o.search.n_best = f.n_best;
     o.search.alpha = f.alpha;
@@ -50,12 +69,13 @@ DecodeOptions decode_options(const DecodeFlags& f) {
     o.max_len_b = f.max_len_b;
     o.max_len = f.max_len;
     o.batch_size = f.batch;
+    if (o.search.sampling) o.search.beam = std::max(o.search.beam, o.search.n_best);
     return o;
 }
 
 void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationConfig& g) {
     if (!g.present()) return;
-    if (g.num_beams && !f.given("--beam")) o.search.beam = std::max(*g.num_beams, o.search.n_best);
+    if (g.num_beams && !f.given("--beam") && !o.search.sampling) o.search.beam = std::max(*g.num_beams, o.search.n_best);
     if (!f.given("--length-penalty") && !f.given("--length-penalty-type")) {
         o.search.penalty = LengthPenalty::Power;
         o.search.alpha = g.length_penalty.value_or(1.0);
@@ -65,6 +85,33 @@ void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationCo
     if (o.max_len && o.search.min_len > o.max_len) o.search.min_len = o.max_len;
     o.search.bad_words = g.bad_words_ids;
     if (g.forced_eos_token_id) o.search.eos_forced_at = o.max_len;  // HF: at max_length
+}
+
+PrefixReader::PrefixReader(const std::string& path, const Tokenizer& tokenizer, const ModelConfig& config)
+    : lines_(std::make_unique<LineReader>(path)), tokenizer_(tokenizer), config_(config), path_(path) {}
+
+std::vector<std::vector<std::int64_t>> PrefixReader::next(std::size_t n) {
+    std::vector<std::vector<std::int64_t>> out;
+    std::string line;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!lines_->next(line))
+            throw Error(path_ + ": ends after line " + std::to_string(read_) + ", before the input does");
+        ++read_;
+        std::vector<std::int64_t> ids = tokenizer_.encode_target(line);
+        ids.pop_back();  // eos: the output goes on after the prefix
+        for (std::int64_t id : ids)
+            if (id == config_.pad_id) throw Error(path_ + ": line " + std::to_string(read_) + ": the prefix holds the pad id");
+        if (ids.size() + 1 > config_.max_positions)
+            throw Error(path_ + ": line " + std::to_string(read_) + ": a prefix of " + std::to_string(ids.size()) +
+                        " tokens leaves no room in the model's " + std::to_string(config_.max_positions) + " positions");
+        out.push_back(std::move(ids));
+    }
+    return out;
+}
+
+void PrefixReader::finish() {
+    std::string line;
+    if (lines_->next(line)) throw Error(path_ + ": more lines than the input's " + std::to_string(read_));
 }
 
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,

@@ -1,12 +1,14 @@
 // The search flags tfm-decode and tfm-translate share, and how both print hypotheses.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "tfm/decode/search.hpp"
+#include "tfm/io/line_reader.hpp"
 #include "tfm/model/generation.hpp"
 #include "tfm/model/tokenizer.hpp"
 #include "tfm/decode/translator.hpp"
@@ -19,6 +21,11 @@ struct DecodeFlags {
     std::string penalty = "gnmt";
     bool scores = false, ids = false;
     int threads = 0;
+    bool sample = false;                 // sampling instead of search
+    std::size_t sampling_topk = 0;
+    double sampling_topp = 1.0, temperature = 1.0;
+    std::uint64_t seed = 0;
+    std::string prefix_file;             // line-aligned target prefixes
     const CLI::App* app = nullptr;  // set by add_decode_flags: which flags the command line gave
     bool given(const char* flag) const { return app && app->count(flag) > 0; }
 };
@@ -35,5 +42,23 @@ void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationCo
 // "index ||| text ||| score", with --scores "score<TAB>text"; --ids prints ids, not text.
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,
                               const DecodeFlags& f);
+
+// The target prefixes of --prefix-file, read in step with the input: text lines through the
+// target tokenizer (no eos).
+class PrefixReader {
+public:
+    PrefixReader(const std::string& path, const Tokenizer& tokenizer, const ModelConfig& config);
+    // The prefixes of the next n inputs; the file ending first is an error naming it.
+    std::vector<std::vector<std::int64_t>> next(std::size_t n);
+    // After the last input: the file must be over too.
+    void finish();
+
+private:
+    std::unique_ptr<LineReader> lines_;
+    const Tokenizer& tokenizer_;
+    const ModelConfig& config_;
+    std::string path_;
+    std::size_t read_ = 0;
+};
 
 }  // namespace tfm::tool

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/random.hpp"
 
 namespace tfm {
 
@@ -44,22 +45,73 @@ Hypothesis finish(std::vector<std::int64_t> ids, double logprob, bool eos, const
     return h;
 }
 
-// What a hypothesis `ids` may not do next: eos while it is shorter than min_len, the last
-// token of each bad-words sequence whose other tokens it ends with, and anything but eos at
-// the position where eos is forced.
-void block_tokens(float* logprobs, std::size_t vocab, const std::vector<std::int64_t>& ids, const SearchOptions& opt) {
+// The prefix sentence b must start with (null: none).
+const std::vector<std::int64_t>* prefix_of(const SearchOptions& opt, std::size_t b) {
+    return b < opt.prefixes.size() && !opt.prefixes[b].empty() ? &opt.prefixes[b] : nullptr;
+}
+
+// What a hypothesis `ids` of sentence b may do next: only its prefix's next token while in the
+// prefix (kept finite: a forced token may be one the model rules out); then not eos while it is
+// shorter than min_len, not the last token of a bad-words sequence whose other tokens it ends
+// with, and nothing but eos at the position where eos is forced.
+void block_tokens(float* logprobs, std::size_t vocab, const std::vector<std::int64_t>& ids, std::size_t b,
+                  const SearchOptions& opt) {
     constexpr float kNever = -std::numeric_limits<float>::infinity();
-    if (ids.size() + 1 == opt.eos_forced_at && opt.eos_id >= 0 && std::size_t(opt.eos_id) < vocab) {
-        const float eos = logprobs[opt.eos_id];
+    auto force = [&](std::int64_t token) {
+        const float keep = std::max(logprobs[token], -1e30f);
         std::fill(logprobs, logprobs + vocab, kNever);
-        logprobs[opt.eos_id] = eos;
-        return;
+        logprobs[token] = keep;
+    };
+    if (const auto* prefix = prefix_of(opt, b); prefix && ids.size() < prefix->size()) {
+        const std::int64_t token = (*prefix)[ids.size()];
+        if (token >= 0 && std::size_t(token) < vocab) return force(token);
     }
+    if (ids.size() + 1 == opt.eos_forced_at && opt.eos_id >= 0 && std::size_t(opt.eos_id) < vocab)
+        return force(opt.eos_id);
     if (ids.size() < opt.min_len && opt.eos_id >= 0) logprobs[opt.eos_id] = kNever;
     for (const auto& seq : opt.bad_words) {
         if (seq.empty() || seq.back() < 0 || std::size_t(seq.back()) >= vocab || seq.size() - 1 > ids.size()) continue;
         if (std::equal(seq.begin(), seq.end() - 1, ids.end() - long(seq.size() - 1))) logprobs[seq.back()] = kNever;
     }
+}
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// A token drawn from logprobs [V] (blocked tokens are -inf) under the sampling options.
+std::int64_t draw(const float* logprobs, std::size_t vocab, const SamplingOptions& s, Rng& rng,
+                  std::vector<std::pair<float, std::int64_t>>& cand) {
+    cand.clear();
+    for (std::size_t i = 0; i < vocab; ++i)
+        if (logprobs[i] != -std::numeric_limits<float>::infinity()) cand.push_back({logprobs[i], std::int64_t(i)});
+    if (cand.empty()) return -1;
+    auto better = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+    if (s.top_k > 0 && s.top_k < cand.size()) {
+        std::partial_sort(cand.begin(), cand.begin() + long(s.top_k), cand.end(), better);
+        cand.resize(s.top_k);
+    } else if (s.top_p < 1.0) {
+        std::sort(cand.begin(), cand.end(), better);
+    }
+    const double top = std::max_element(cand.begin(), cand.end(), [](const auto& a, const auto& b) { return a.first < b.first; })->first;
+    std::vector<double> w(cand.size());
+    double total = 0;
+    for (std::size_t i = 0; i < cand.size(); ++i) total += w[i] = std::exp((double(cand[i].first) - top) / s.temperature);
+    if (s.top_p < 1.0) {  // cand is sorted: keep the smallest head whose probability reaches top_p
+        double cum = 0;
+        std::size_t keep = 0;
+        while (keep < cand.size() && cum < s.top_p * total) cum += w[keep++];
+        w.resize(keep);
+        total = cum;
+    }
+    const double u = double(rng.next() >> 11) * 0x1.0p-53 * total;
+    double acc = 0;
+    for (std::size_t i = 0; i < w.size(); ++i)
+        if ((acc += w[i]) > u) return cand[i].second;
+    return cand[w.size() - 1].second;
 }
 
 // Best first; ties by fewer tokens, then by token ids, so the order is deterministic.
@@ -112,7 +164,7 @@ std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t 
         ended.assign(n, false);
         for (std::size_t r = 0; r < n; ++r) {
             float* row = lp.data() + r * v;
-            block_tokens(row, v, live[r].ids, opt);
+            block_tokens(row, v, live[r].ids, live[r].sentence, opt);
             const std::size_t best = std::size_t(std::max_element(row, row + v) - row);
             live[r].logp += row[best];
             if (std::int64_t(best) == opt.eos_id) {
@@ -167,7 +219,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
         const std::size_t k = std::min(v, 2 * beam);
         for (std::size_t r = 0; r < live.size(); ++r) {
             float* row = lp.data() + r * v;
-            block_tokens(row, v, live[r].ids, opt);
+            block_tokens(row, v, live[r].ids, live[r].sentence, opt);
             for (std::size_t i = 0; i < v; ++i) idx[i] = i;
             auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
             std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);
@@ -228,7 +280,78 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
     return out;
 }
 
+std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
+    if (!opt.sampling) throw Error("sample_search: no sampling options");
+    const SamplingOptions& so = *opt.sampling;
+    if (!(so.temperature > 0) || !(so.top_p > 0 && so.top_p <= 1))
+        throw UsageError("sampling needs a temperature > 0 and top-p in (0, 1]");
+    if (opt.max_len.size() != batch || opt.n_best == 0) throw Error("search: bad options for sampling");
+    const std::size_t v = f.vocab();
+    struct Live {
+        std::size_t sentence;
+        std::vector<std::int64_t> ids;
+        double logp;
+        Rng rng;
+    };
+    std::vector<Live> live;
+    std::vector<std::size_t> rows;
+    for (std::size_t b = 0; b < batch; ++b)
+        for (std::size_t k = 0; k < opt.n_best; ++k) {
+            const std::uint64_t id = b < opt.sample_ids.size() ? opt.sample_ids[b] : b;
+            live.push_back({b, {}, 0.0, Rng(mix(mix(mix(so.seed) ^ id) ^ k))});
+            rows.push_back(b);
+        }
+    if (opt.n_best > 1) f.select(rows);
+    std::vector<std::vector<Hypothesis>> out(batch);
+    auto compact = [&](auto&& keep) {
+        std::vector<Live> next;
+        std::vector<std::size_t> kept;
+        for (std::size_t r = 0; r < live.size(); ++r)
+            if (keep(r)) {
+                next.push_back(std::move(live[r]));
+                kept.push_back(r);
+            }
+        if (kept.size() != live.size() && !kept.empty()) f.select(kept);
+        live = std::move(next);
+    };
+    std::vector<float> lp;
+    std::vector<bool> ended;
+    std::vector<std::pair<float, std::int64_t>> cand;
+    for (std::size_t step = 0;; ++step) {
+        compact([&](std::size_t r) {  // at the length limit: final without eos
+            if (opt.max_len[live[r].sentence] > step) return true;
+            out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, false, opt));
+            return false;
+        });
+        if (live.empty()) break;
+        const std::size_t n = live.size();
+        std::vector<std::int64_t> tokens;
+        for (const Live& h : live) tokens.push_back(h.ids.empty() ? opt.start_id : h.ids.back());
+        lp.resize(n * v);
+        f.step(tokens, mat(lp.data(), n, v));
+        ended.assign(n, false);
+        for (std::size_t r = 0; r < n; ++r) {
+            float* row = lp.data() + r * v;
+            block_tokens(row, v, live[r].ids, live[r].sentence, opt);
+            const std::int64_t token = draw(row, v, so, live[r].rng, cand);
+            if (token < 0 || token == opt.eos_id) {  // eos, or nothing left to draw
+                if (token >= 0) live[r].logp += row[token];
+                out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, token >= 0, opt));
+                ended[r] = true;
+            } else {
+                live[r].logp += row[token];
+                live[r].ids.push_back(token);
+            }
+        }
+        compact([&](std::size_t r) { return !ended[r]; });
+        if (live.empty()) break;
+    }
+    for (auto& hs : out) sort_hypotheses(hs);
+    return out;
+}
+
 std::vector<std::vector<Hypothesis>> search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
+    if (opt.sampling) return sample_search(f, batch, opt);
     return opt.beam == 1 ? greedy_search(f, batch, opt) : beam_search(f, batch, opt);
 }
 

@@ -81,7 +81,18 @@ void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const Tok
     so.start_id = m.config.decoder_start_id;
     so.eos_id = m.config.eos_id;
     so.max_len.clear();
-    for (std::size_t len : src.lengths) so.max_len.push_back(output_limit(m.config, len, opt));
+    so.prefixes.clear();
+    so.sample_ids.clear();
+    for (std::size_t b = 0; b < idx.size(); ++b) {
+        std::size_t limit = output_limit(m.config, src.lengths[b], opt);
+        if (idx[b] < opt.prefixes.size() && !opt.prefixes[idx[b]].empty()) {
+            so.prefixes.resize(idx.size());
+            so.prefixes[b] = opt.prefixes[idx[b]];
+            limit = std::max(limit, std::min(so.prefixes[b].size() + 1, m.config.max_positions));
+        }
+        so.max_len.push_back(limit);
+        so.sample_ids.push_back(opt.first_index + idx[b]);
+    }
     DecoderState state(m, memory, src, *std::max_element(so.max_len.begin(), so.max_len.end()) + 1);
     auto results = search(state, src.batch, so);
     for (std::size_t i = 0; i < idx.size(); ++i) out[idx[i]] = std::move(results[i]);

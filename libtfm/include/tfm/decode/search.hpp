@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ LengthPenalty parse_length_penalty(const std::string& name);  // none | gnmt | p
 // GNMT: ((5 + len) / 6)^alpha; Power: len^alpha; None: 1.
 double length_penalty(LengthPenalty kind, double alpha, std::size_t len);
 
+// Sampling instead of search: each token drawn from the model's distribution, sharpened by the
+// temperature and cut to the top_k most probable tokens and to the smallest set whose
+// probability reaches top_p.
+struct SamplingOptions {
+    std::size_t top_k = 0;     // 0: no cut
+    double top_p = 1.0;        // (0, 1]
+    double temperature = 1.0;  // > 0
+    std::uint64_t seed = 0;
+};
+
 struct SearchOptions {
     std::size_t beam = 4;                   // 1: greedy
     std::size_t n_best = 1;                 // hypotheses returned per sentence (<= beam)
@@ -41,6 +52,14 @@ struct SearchOptions {
     // HF's forced_eos_token_id: the token at this position (counted from 1) can only be eos,
     // so a hypothesis that long ends finished (0: never forced).
     std::size_t eos_forced_at = 0;
+    // Per sentence (empty, or one per sentence): tokens every hypothesis starts with, forced
+    // whatever their probability (a prefix ending with eos ends the hypothesis there).
+    std::vector<std::vector<std::int64_t>> prefixes;
+    // When set: n_best samples per sentence instead of search (beam is not used). Sample k of
+    // sentence b draws from its own generator, seeded by (seed, sample_ids[b], k): the same
+    // for a sentence whatever else is in its batch and however many threads run.
+    std::optional<SamplingOptions> sampling;
+    std::vector<std::uint64_t> sample_ids;  // per sentence (empty: 0, 1, 2, ...)
 };
 
 struct Hypothesis {
@@ -54,7 +73,9 @@ struct Hypothesis {
 // first.
 std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t batch, const SearchOptions& opt);
 std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t batch, const SearchOptions& opt);
-// beam == 1 ? greedy : beam
+// n_best samples per sentence, best score first.
+std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t batch, const SearchOptions& opt);
+// sampling ? sample_search : beam == 1 ? greedy : beam
 std::vector<std::vector<Hypothesis>> search(StepFunction& f, std::size_t batch, const SearchOptions& opt);
 
 }  // namespace tfm

@@ -33,6 +33,10 @@ struct DecodeOptions {
     std::size_t max_len_b = 50;
     std::size_t max_len = 0;      // ... and at most this many tokens (0: no cap besides the model's)
     std::size_t batch_size = 32;  // sentences per batch
+    // Per source of the call (empty: none): target ids every hypothesis starts with (no eos);
+    // the output limit grows to hold the prefix and eos.
+    std::vector<std::vector<std::int64_t>> prefixes;
+    std::size_t first_index = 0;  // the number of the call's first source in the input (sampling seeds)
 };
 
 // Most tokens generated (eos included) for a source of `source_len` tokens.
