@@ -50,6 +50,30 @@ expect_status 1 "a prefix file longer than the input" -- tfm-translate --prefix-
 expect_err "long.txt: more lines than the input's 5" "long prefix file message"
 [ "$(wc -l < out)" -eq "$n" ] && ok || fail "translations before the prefix error: $(wc -l < out)"
 expect_status 1 "a missing prefix file" -- tfm-translate --prefix-file nothere.txt < in.de
+# --format jsonl: one object per line, the same translation as text, consistent numbers
+expect_status 0 "--format jsonl" -- tfm-translate --format jsonl --n-best 3 < in.de
+python3 - out <<'PY' > check.txt 2>&1 && ok || fail "jsonl: $(cat check.txt)"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+assert [r["line"] for r in rows] == [1, 2, 3, 4, 5], [r["line"] for r in rows]
+for r in rows:
+    assert len(r["n_best"]) == (3 if r["ids"] else 1), r
+    assert r["n_best"][0]["translation"] == r["translation"]
+    for h in r["n_best"]:
+        assert len(h["ids"]) == len(h["tokens"])
+        assert len(h["token_logprobs"]) == len(h["ids"]) + (1 if h["finished"] else 0)
+        assert abs(sum(h["token_logprobs"]) - h["logprob"]) < 1e-4, h
+    scores = [h["score"] for h in r["n_best"]]
+    assert scores == sorted(scores, reverse=True), scores
+assert rows[2]["translation"] == "" and rows[2]["ids"] == []
+PY
+expect_status 0 "text for comparison" -- tfm-translate < in.de
+python3 -c "
+import json, sys
+a = [json.loads(l)['translation'] for l in open(sys.argv[1], encoding='utf-8')]
+b = open(sys.argv[2], encoding='utf-8').read().split('\n')[:-1]
+sys.exit(a != b)" <(tfm-translate --format jsonl < in.de) out && ok || fail "jsonl translations differ from text"
+
 # usage errors
 expect_status 2 "--beam with sampling" -- tfm-translate --sample --beam 4 < in.de
 expect_err "beam and sampling" "--beam with sampling message"

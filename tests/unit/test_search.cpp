@@ -97,6 +97,12 @@ TEST_CASE("search: greedy follows the most probable token, beam finds the better
     CHECK(beam[0][1].logprob == doctest::Approx(std::log(0.2)).epsilon(1e-6));
     CHECK(beam[1][0].ids == std::vector<std::int64_t>{kA});
     CHECK(beam[1][1].ids == std::vector<std::int64_t>{kB});
+    // each token's log-probability, eos's last: b 0.4, eos 0.9
+    REQUIRE(beam[0][0].token_logprobs.size() == 2);
+    CHECK(beam[0][0].token_logprobs[0] == doctest::Approx(std::log(0.4)).epsilon(1e-6));
+    CHECK(beam[0][0].token_logprobs[1] == doctest::Approx(std::log(0.9)).epsilon(1e-6));
+    REQUIRE(greedy[0][0].token_logprobs.size() == 2);
+    CHECK(greedy[0][0].token_logprobs[1] == doctest::Approx(std::log(0.4)).epsilon(1e-6));
 }
 
 TEST_CASE("search: length limits and the length penalty") {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "checks.hpp"
+#include "tfm/io/json.hpp"
 #include "tfm/base/error.hpp"
 
 namespace tfm::tool {
@@ -28,6 +29,10 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f) {
     app.add_option("--window", f.window, "Sentences read ahead and sorted by length (default 8 x batch size)")
         ->check(in_range(1, kMaxWindow));
     app.add_flag("--ids", f.ids, "Print token ids instead of text");
+    app.add_option("--format", f.format,
+                   "text (default) or jsonl: one JSON object per line with the translation, ids, pieces, score, "
+                   "log-probability, each token's log-probability, and the n-best list")
+        ->check(CLI::IsMember({"text", "jsonl"}));
     app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, kMaxThreads));
     app.add_flag("--sample", f.sample, "Sample translations instead of searching; --n-best K gives K samples per line");
     app.add_option("--sampling-topk", f.sampling_topk, "Sample from the K most probable tokens only (0: all; implies --sample)")
@@ -114,8 +119,36 @@ void PrefixReader::finish() {
     if (lines_->next(line)) throw Error(path_ + ": more lines than the input's " + std::to_string(read_));
 }
 
+namespace {
+
+Json hypothesis_json(const Hypothesis& h, const Tokenizer& tok) {
+    Json j = Json::object();
+    j["translation"] = tok.decode(h.ids);
+    j["score"] = h.score;
+    j["logprob"] = h.logprob;
+    j["finished"] = h.finished;
+    j["ids"] = h.ids;
+    Json pieces = Json::array();
+    for (std::int64_t id : h.ids) pieces.push_back(tok.target_piece(id));
+    j["tokens"] = std::move(pieces);
+    j["token_logprobs"] = h.token_logprobs;
+    return j;
+}
+
+}  // namespace
+
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,
                               const DecodeFlags& f) {
+    if (f.format == "jsonl") {
+        Json j = hypothesis_json(hyps.front(), tok);
+        j["line"] = index + 1;
+        if (f.n_best > 1) {
+            Json list = Json::array();
+            for (const Hypothesis& h : hyps) list.push_back(hypothesis_json(h, tok));
+            j["n_best"] = std::move(list);
+        }
+        return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    }
     auto text = [&](const Hypothesis& h) {
         if (!f.ids) return tok.decode(h.ids);
         std::string s;

@@ -19,6 +19,7 @@ struct DecodeFlags {
     std::size_t beam = 4, n_best = 1, batch = 32, max_len = 0, min_len = 0, max_len_b = 50, window = 0;
     double max_len_a = 1.0, alpha = 0.6;
     std::string penalty = "gnmt";
+    std::string format = "text";         // text | jsonl
     bool scores = false, ids = false;
     int threads = 0;
     bool sample = false;                 // sampling instead of search
@@ -40,6 +41,7 @@ void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationCo
 
 // The output lines of one input (0-based index): its best text, or with --n-best K lines
 // "index ||| text ||| score", with --scores "score<TAB>text"; --ids prints ids, not text.
+// --format jsonl: one JSON object per input instead (docs/design.md §5).
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,
                               const DecodeFlags& f);
 

@@ -36,9 +36,10 @@ void check(std::size_t batch, const SearchOptions& opt) {
                          std::to_string(opt.beam) + ")");
 }
 
-Hypothesis finish(std::vector<std::int64_t> ids, double logprob, bool eos, const SearchOptions& opt) {
+Hypothesis finish(std::vector<std::int64_t> ids, std::vector<float> lps, double logprob, bool eos, const SearchOptions& opt) {
     Hypothesis h;
     h.ids = std::move(ids);
+    h.token_logprobs = std::move(lps);
     h.logprob = logprob;
     h.finished = eos;
     h.score = logprob / length_penalty(opt.penalty, opt.alpha, h.ids.size() + (eos ? 1 : 0));
@@ -131,9 +132,10 @@ std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t 
         std::size_t sentence;
         std::vector<std::int64_t> ids;
         double logp;
+        std::vector<float> lps;  // per token
     };
     std::vector<Live> live;  // one per row of f
-    for (std::size_t b = 0; b < batch; ++b) live.push_back({b, {}, 0.0});
+    for (std::size_t b = 0; b < batch; ++b) live.push_back({b, {}, 0.0, {}});
     std::vector<std::vector<Hypothesis>> out(batch);
     // Keeps the rows for which keep(row) holds, in the step function too.
     auto compact = [&](auto&& keep) {
@@ -152,7 +154,7 @@ std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t 
     for (std::size_t step = 0;; ++step) {
         compact([&](std::size_t r) {  // at the length limit: final without eos
             if (opt.max_len[live[r].sentence] > step) return true;
-            out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, false, opt));
+            out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, false, opt));
             return false;
         });
         if (live.empty()) break;
@@ -167,8 +169,9 @@ std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t 
             block_tokens(row, v, live[r].ids, live[r].sentence, opt);
             const std::size_t best = std::size_t(std::max_element(row, row + v) - row);
             live[r].logp += row[best];
+            live[r].lps.push_back(row[best]);
             if (std::int64_t(best) == opt.eos_id) {
-                out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, true, opt));
+                out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, true, opt));
                 ended[r] = true;
             } else {
                 live[r].ids.push_back(std::int64_t(best));
@@ -187,6 +190,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
         std::size_t sentence;
         std::vector<std::int64_t> ids;
         double logp;
+        std::vector<float> lps;  // per token
     };
     std::vector<Live> live;  // one per row of f
     std::vector<std::vector<Hypothesis>> finished(batch);
@@ -194,11 +198,11 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
     std::vector<std::size_t> rows;
     for (std::size_t b = 0; b < batch; ++b) {
         if (opt.max_len[b] == 0) {  // no token allowed: empty at once
-            finished[b].push_back(finish({}, 0.0, false, opt));
+            finished[b].push_back(finish({}, {}, 0.0, false, opt));
             done[b] = true;
             continue;
         }
-        live.push_back({b, {}, 0.0});
+        live.push_back({b, {}, 0.0, {}});
         rows.push_back(b);
     }
     if (live.size() != batch && !live.empty()) f.select(rows);
@@ -213,6 +217,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
             double logp;
             std::size_t row;
             std::int64_t token;
+            float lp;  // the token's own
         };
         std::vector<std::vector<Cand>> cands(batch);
         std::vector<std::size_t> idx(v);
@@ -224,7 +229,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
             auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
             std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);
             for (std::size_t i = 0; i < k && row[idx[i]] != -std::numeric_limits<float>::infinity(); ++i)
-                cands[live[r].sentence].push_back({live[r].logp + row[idx[i]], r, std::int64_t(idx[i])});
+                cands[live[r].sentence].push_back({live[r].logp + row[idx[i]], r, std::int64_t(idx[i]), row[idx[i]]});
         }
         std::vector<Live> next;
         std::vector<std::size_t> parents;
@@ -240,11 +245,16 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
             for (std::size_t i = 0; i < cb.size() && kept < beam; ++i) {
                 const Cand& c = cb[i];
                 if (c.token == opt.eos_id) {
-                    if (i < beam) finished[b].push_back(finish(live[c.row].ids, c.logp, true, opt));
+                    if (i < beam) {
+                        std::vector<float> lps = live[c.row].lps;
+                        lps.push_back(c.lp);
+                        finished[b].push_back(finish(live[c.row].ids, std::move(lps), c.logp, true, opt));
+                    }
                     continue;
                 }
-                Live h{b, live[c.row].ids, c.logp};
+                Live h{b, live[c.row].ids, c.logp, live[c.row].lps};
                 h.ids.push_back(c.token);
+                h.lps.push_back(c.lp);
                 next.push_back(std::move(h));
                 parents.push_back(c.row);
                 ++kept;
@@ -258,7 +268,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
             std::size_t b = next[i].sentence;
             if (done[b]) continue;
             if (next[i].ids.size() >= opt.max_len[b]) {
-                finished[b].push_back(finish(next[i].ids, next[i].logp, false, opt));
+                finished[b].push_back(finish(next[i].ids, next[i].lps, next[i].logp, false, opt));
                 continue;
             }
             keep.push_back(std::move(next[i]));
@@ -292,13 +302,14 @@ std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t 
         std::vector<std::int64_t> ids;
         double logp;
         Rng rng;
+        std::vector<float> lps;  // per token
     };
     std::vector<Live> live;
     std::vector<std::size_t> rows;
     for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t k = 0; k < opt.n_best; ++k) {
             const std::uint64_t id = b < opt.sample_ids.size() ? opt.sample_ids[b] : b;
-            live.push_back({b, {}, 0.0, Rng(mix(mix(mix(so.seed) ^ id) ^ k))});
+            live.push_back({b, {}, 0.0, Rng(mix(mix(mix(so.seed) ^ id) ^ k)), {}});
             rows.push_back(b);
         }
     if (opt.n_best > 1) f.select(rows);
@@ -320,7 +331,7 @@ std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t 
     for (std::size_t step = 0;; ++step) {
         compact([&](std::size_t r) {  // at the length limit: final without eos
             if (opt.max_len[live[r].sentence] > step) return true;
-            out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, false, opt));
+            out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, false, opt));
             return false;
         });
         if (live.empty()) break;
@@ -335,11 +346,12 @@ std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t 
             block_tokens(row, v, live[r].ids, live[r].sentence, opt);
             const std::int64_t token = draw(row, v, so, live[r].rng, cand);
             if (token < 0 || token == opt.eos_id) {  // eos, or nothing left to draw
-                if (token >= 0) live[r].logp += row[token];
-                out[live[r].sentence].push_back(finish(live[r].ids, live[r].logp, token >= 0, opt));
+                if (token >= 0) live[r].logp += row[token], live[r].lps.push_back(row[token]);
+                out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, token >= 0, opt));
                 ended[r] = true;
             } else {
                 live[r].logp += row[token];
+                live[r].lps.push_back(row[token]);
                 live[r].ids.push_back(token);
             }
         }

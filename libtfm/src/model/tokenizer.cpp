@@ -179,6 +179,17 @@ std::string Tokenizer::source_piece(std::int64_t id) const {
     return "<id " + std::to_string(id) + ">";
 }
 
+std::string Tokenizer::target_piece(std::int64_t id) const {
+    const Impl& s = *impl_;
+    if (s.target_vocab) {
+        const auto& pieces = s.target_vocab->pieces;
+        if (id >= 0 && std::size_t(id) < pieces.size() && !pieces[std::size_t(id)].empty()) return pieces[std::size_t(id)];
+    } else if (id >= 0 && id < s.target.GetPieceSize()) {
+        return s.target.IdToPiece(int(id));
+    }
+    return "<id " + std::to_string(id) + ">";
+}
+
 std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const {
     return impl_->encode(impl_->source, impl_->source_vocab, line);
 }

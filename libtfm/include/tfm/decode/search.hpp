@@ -64,6 +64,7 @@ struct SearchOptions {
 
 struct Hypothesis {
     std::vector<std::int64_t> ids;  // generated tokens, without the start and without eos
+    std::vector<float> token_logprobs;  // one per generated token, eos's last when finished
     double logprob = 0;             // sum of token log-probabilities (eos included when reached)
     double score = 0;               // logprob / length_penalty(tokens generated)
     bool finished = false;          // ended with eos (false: stopped at the length limit)

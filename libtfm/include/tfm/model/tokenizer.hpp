@@ -37,6 +37,8 @@ public:
     std::vector<std::string> target_languages() const;
     // The source piece of an id, as text ("▁Hund", "</s>"; "<id 123>" for an id without one).
     std::string source_piece(std::int64_t id) const;
+    // The same for the target side.
+    std::string target_piece(std::int64_t id) const;
 
 private:
     Tokenizer();
