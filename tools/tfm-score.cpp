@@ -132,10 +132,10 @@ int main(int argc, char** argv) {
                     } catch (const tfm::Error& e) {
                         throw tfm::Error("line " + std::to_string(reader.line()) + ": " + e.what());
                     }
-                    for (const auto* ids : {&sid, &tid})
-                        if (ids->size() > c.max_positions)
-                            throw tfm::Error("line " + std::to_string(reader.line()) + ": " + (ids == &sid ? "source" : "target") +
-                                             " of " + std::to_string(ids->size()) + " tokens, more than the model's " +
+                    for (const auto* seq : {&sid, &tid})
+                        if (seq->size() > c.max_positions)
+                            throw tfm::Error("line " + std::to_string(reader.line()) + ": " + (seq == &sid ? "source" : "target") +
+                                             " of " + std::to_string(seq->size()) + " tokens, more than the model's " +
                                              std::to_string(c.max_positions) + " positions");
                     srcs.push_back(std::move(sid));
                     tgts.push_back(std::move(tid));
