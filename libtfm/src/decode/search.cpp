@@ -85,7 +85,7 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
 
 // A token drawn from logprobs [V] (blocked tokens are -inf) under the sampling options.
 std::int64_t draw(const float* logprobs, std::size_t vocab, const SamplingOptions& s, Rng& rng,
-                  std::vector<std::pair<float, std::int64_t>>& cand) {
+                  std::vector<std::pair<float, std::int64_t>>& cand, std::vector<double>& w) {
     cand.clear();
     for (std::size_t i = 0; i < vocab; ++i)
         if (logprobs[i] != -std::numeric_limits<float>::infinity()) cand.push_back({logprobs[i], std::int64_t(i)});
@@ -98,7 +98,7 @@ std::int64_t draw(const float* logprobs, std::size_t vocab, const SamplingOption
         std::sort(cand.begin(), cand.end(), better);
     }
     const double top = std::max_element(cand.begin(), cand.end(), [](const auto& a, const auto& b) { return a.first < b.first; })->first;
-    std::vector<double> w(cand.size());
+    w.resize(cand.size());
     double total = 0;
     for (std::size_t i = 0; i < cand.size(); ++i) total += w[i] = std::exp((double(cand[i].first) - top) / s.temperature);
     if (s.top_p < 1.0) {  // cand is sorted: keep the smallest head whose probability reaches top_p
@@ -328,6 +328,7 @@ std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t 
     std::vector<float> lp;
     std::vector<bool> ended;
     std::vector<std::pair<float, std::int64_t>> cand;
+    std::vector<double> weights;
     for (std::size_t step = 0;; ++step) {
         compact([&](std::size_t r) {  // at the length limit: final without eos
             if (opt.max_len[live[r].sentence] > step) return true;
@@ -344,7 +345,7 @@ std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t 
         for (std::size_t r = 0; r < n; ++r) {
             float* row = lp.data() + r * v;
             block_tokens(row, v, live[r].ids, live[r].sentence, opt);
-            const std::int64_t token = draw(row, v, so, live[r].rng, cand);
+            const std::int64_t token = draw(row, v, so, live[r].rng, cand, weights);
             if (token < 0 || token == opt.eos_id) {  // eos, or nothing left to draw
                 if (token >= 0) live[r].logp += row[token], live[r].lps.push_back(row[token]);
                 out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, token >= 0, opt));

@@ -33,8 +33,8 @@ std::string dtype_of(const std::string& descr, const std::string& where) {
     return it->second;
 }
 
-// The header of one .npy entry: its dictionary and where its data starts.
-Entry parse_entry(const std::string& head, std::size_t entry_size, const std::string& where) {
+// The size of a .npy preamble (magic, version, length, dictionary) from its first 12 bytes.
+std::size_t preamble_size(const std::string& head, const std::string& where) {
     if (head.size() < 10 || head.compare(0, kNpyMagic.size(), kNpyMagic) != 0)
         throw Error(where + ": not a .npy array (no \\x93NUMPY magic)");
     const unsigned major = static_cast<unsigned char>(head[6]);
@@ -44,7 +44,14 @@ Entry parse_entry(const std::string& head, std::size_t entry_size, const std::st
     std::size_t len = 0;
     for (std::size_t i = 0; i < len_bytes; ++i) len |= std::size_t(static_cast<unsigned char>(head[8 + i])) << (8 * i);
     if (len > kMaxNpyHeader) throw Error(where + ": .npy header of " + std::to_string(len) + " bytes is too large");
-    if (head.size() < start + len) throw Error(where + ": truncated .npy header");
+    return start + len;
+}
+
+// The header of one .npy entry (its preamble): its dictionary and where its data starts.
+Entry parse_entry(const std::string& head, std::size_t entry_size, const std::string& where) {
+    const std::size_t end = preamble_size(head, where);
+    if (head.size() < end) throw Error(where + ": truncated .npy header");
+    const std::size_t start = std::size_t(static_cast<unsigned char>(head[6])) == 1 ? 10 : 12, len = end - start;
     NpyDict d;
     try {
         d = parse_npy_dict(std::string_view(head).substr(start, len));
@@ -108,7 +115,9 @@ Npz Npz::from_bytes(std::string bytes, const std::string& path) {
             throw Error(path + ": entry '" + member + "' is not a .npy array");
         const std::string name = member.substr(0, member.size() - 4), where = path + ": array '" + name + "'";
         const std::size_t size = s.zip->size(member);
-        Entry e = parse_entry(s.zip->read_prefix(member, 12 + kMaxNpyHeader), size, where);
+        // The preamble alone: its first 12 bytes say how long it is.
+        const std::size_t preamble = preamble_size(s.zip->read_prefix(member, 12), where);
+        Entry e = parse_entry(s.zip->read_prefix(member, preamble), size, where);
         e.member = member;
         if (!s.entries.emplace(name, std::move(e)).second) throw Error(where + " appears twice");
     }
