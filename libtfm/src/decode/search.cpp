@@ -123,30 +123,41 @@ void sort_hypotheses(std::vector<Hypothesis>& hs) {
     });
 }
 
-}  // namespace
-
-std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
-    check(batch, opt);
+// Greedy search and sampling alike: each row extends its hypothesis by one token a step, the
+// token choose(logprobs [V], the row's generator) picks (-1: none is allowed), until eos or the
+// sentence's length limit; finished rows leave the step function's batch. Each sentence has
+// `copies` rows; copy k of sentence b draws from a generator seeded by (seed, id of b, k).
+template <class Choose>
+std::vector<std::vector<Hypothesis>> token_by_token(StepFunction& f, std::size_t batch, std::size_t copies,
+                                                    std::uint64_t seed, const SearchOptions& opt, Choose&& choose) {
     const std::size_t v = f.vocab();
     struct Live {
         std::size_t sentence;
         std::vector<std::int64_t> ids;
         double logp;
         std::vector<float> lps;  // per token
+        Rng rng;
     };
-    std::vector<Live> live;  // one per row of f
-    for (std::size_t b = 0; b < batch; ++b) live.push_back({b, {}, 0.0, {}});
+    std::vector<Live> live;
+    std::vector<std::size_t> rows;
+    for (std::size_t b = 0; b < batch; ++b)
+        for (std::size_t k = 0; k < copies; ++k) {
+            const std::uint64_t id = b < opt.sample_ids.size() ? opt.sample_ids[b] : b;
+            live.push_back({b, {}, 0.0, {}, Rng(mix(mix(mix(seed) ^ id) ^ k))});
+            rows.push_back(b);
+        }
+    if (copies > 1) f.select(rows);
     std::vector<std::vector<Hypothesis>> out(batch);
     // Keeps the rows for which keep(row) holds, in the step function too.
     auto compact = [&](auto&& keep) {
         std::vector<Live> next;
-        std::vector<std::size_t> rows;
+        std::vector<std::size_t> kept;
         for (std::size_t r = 0; r < live.size(); ++r)
             if (keep(r)) {
                 next.push_back(std::move(live[r]));
-                rows.push_back(r);
+                kept.push_back(r);
             }
-        if (rows.size() != live.size() && !rows.empty()) f.select(rows);
+        if (kept.size() != live.size() && !kept.empty()) f.select(kept);
         live = std::move(next);
     };
     std::vector<float> lp;
@@ -166,21 +177,35 @@ std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t 
         ended.assign(n, false);
         for (std::size_t r = 0; r < n; ++r) {
             float* row = lp.data() + r * v;
-            block_tokens(row, v, live[r].ids, live[r].sentence, opt);
-            const std::size_t best = std::size_t(std::max_element(row, row + v) - row);
-            live[r].logp += row[best];
-            live[r].lps.push_back(row[best]);
-            if (std::int64_t(best) == opt.eos_id) {
-                out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, true, opt));
+            Live& h = live[r];
+            block_tokens(row, v, h.ids, h.sentence, opt);
+            const std::int64_t token = choose(static_cast<const float*>(row), h.rng);
+            if (token >= 0) {
+                h.logp += row[token];
+                h.lps.push_back(row[token]);
+            }
+            if (token < 0 || token == opt.eos_id) {  // eos, or nothing left to choose
+                out[h.sentence].push_back(finish(h.ids, h.lps, h.logp, token >= 0, opt));
                 ended[r] = true;
             } else {
-                live[r].ids.push_back(std::int64_t(best));
+                h.ids.push_back(token);
             }
         }
         compact([&](std::size_t r) { return !ended[r]; });  // finished rows leave the batch
-        if (live.empty()) break;
     }
+    for (auto& hs : out) sort_hypotheses(hs);
     return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<Hypothesis>> greedy_search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
+    check(batch, opt);
+    const std::size_t v = f.vocab();
+    return token_by_token(f, batch, 1, 0, opt, [v](const float* row, Rng&) -> std::int64_t {
+        const auto best = std::max_element(row, row + v) - row;
+        return row[best] == -std::numeric_limits<float>::infinity() ? -1 : std::int64_t(best);
+    });
 }
 
 std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {
@@ -297,70 +322,10 @@ std::vector<std::vector<Hypothesis>> sample_search(StepFunction& f, std::size_t 
         throw UsageError("sampling needs a temperature > 0 and top-p in (0, 1]");
     if (opt.max_len.size() != batch || opt.n_best == 0) throw Error("search: bad options for sampling");
     const std::size_t v = f.vocab();
-    struct Live {
-        std::size_t sentence;
-        std::vector<std::int64_t> ids;
-        double logp;
-        Rng rng;
-        std::vector<float> lps;  // per token
-    };
-    std::vector<Live> live;
-    std::vector<std::size_t> rows;
-    for (std::size_t b = 0; b < batch; ++b)
-        for (std::size_t k = 0; k < opt.n_best; ++k) {
-            const std::uint64_t id = b < opt.sample_ids.size() ? opt.sample_ids[b] : b;
-            live.push_back({b, {}, 0.0, Rng(mix(mix(mix(so.seed) ^ id) ^ k)), {}});
-            rows.push_back(b);
-        }
-    if (opt.n_best > 1) f.select(rows);
-    std::vector<std::vector<Hypothesis>> out(batch);
-    auto compact = [&](auto&& keep) {
-        std::vector<Live> next;
-        std::vector<std::size_t> kept;
-        for (std::size_t r = 0; r < live.size(); ++r)
-            if (keep(r)) {
-                next.push_back(std::move(live[r]));
-                kept.push_back(r);
-            }
-        if (kept.size() != live.size() && !kept.empty()) f.select(kept);
-        live = std::move(next);
-    };
-    std::vector<float> lp;
-    std::vector<bool> ended;
     std::vector<std::pair<float, std::int64_t>> cand;
     std::vector<double> weights;
-    for (std::size_t step = 0;; ++step) {
-        compact([&](std::size_t r) {  // at the length limit: final without eos
-            if (opt.max_len[live[r].sentence] > step) return true;
-            out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, false, opt));
-            return false;
-        });
-        if (live.empty()) break;
-        const std::size_t n = live.size();
-        std::vector<std::int64_t> tokens;
-        for (const Live& h : live) tokens.push_back(h.ids.empty() ? opt.start_id : h.ids.back());
-        lp.resize(n * v);
-        f.step(tokens, mat(lp.data(), n, v));
-        ended.assign(n, false);
-        for (std::size_t r = 0; r < n; ++r) {
-            float* row = lp.data() + r * v;
-            block_tokens(row, v, live[r].ids, live[r].sentence, opt);
-            const std::int64_t token = draw(row, v, so, live[r].rng, cand, weights);
-            if (token < 0 || token == opt.eos_id) {  // eos, or nothing left to draw
-                if (token >= 0) live[r].logp += row[token], live[r].lps.push_back(row[token]);
-                out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, token >= 0, opt));
-                ended[r] = true;
-            } else {
-                live[r].logp += row[token];
-                live[r].lps.push_back(row[token]);
-                live[r].ids.push_back(token);
-            }
-        }
-        compact([&](std::size_t r) { return !ended[r]; });
-        if (live.empty()) break;
-    }
-    for (auto& hs : out) sort_hypotheses(hs);
-    return out;
+    return token_by_token(f, batch, opt.n_best, so.seed, opt,
+                          [&](const float* row, Rng& rng) { return draw(row, v, so, rng, cand, weights); });
 }
 
 std::vector<std::vector<Hypothesis>> search(StepFunction& f, std::size_t batch, const SearchOptions& opt) {

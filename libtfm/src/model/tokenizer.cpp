@@ -168,26 +168,27 @@ std::vector<std::string> Tokenizer::target_languages() const {
     return out;
 }
 
-std::string Tokenizer::source_piece(std::int64_t id) const {
-    const Impl& s = *impl_;
-    if (s.source_vocab) {
-        const auto& pieces = s.source_vocab->pieces;
-        if (id >= 0 && std::size_t(id) < pieces.size() && !pieces[std::size_t(id)].empty()) return pieces[std::size_t(id)];
-    } else if (id >= 0 && id < s.source.GetPieceSize()) {
-        return s.source.IdToPiece(int(id));
+namespace {
+
+// The piece of an id through vocab.json's map when there is one, else SentencePiece's.
+std::string piece_of(const std::optional<VocabMap>& map, const sentencepiece::SentencePieceProcessor& sp, std::int64_t id) {
+    if (map) {
+        if (id >= 0 && std::size_t(id) < map->pieces.size() && !map->pieces[std::size_t(id)].empty())
+            return map->pieces[std::size_t(id)];
+    } else if (id >= 0 && id < sp.GetPieceSize()) {
+        return sp.IdToPiece(int(id));
     }
     return "<id " + std::to_string(id) + ">";
 }
 
+}  // namespace
+
+std::string Tokenizer::source_piece(std::int64_t id) const {
+    return piece_of(impl_->source_vocab, impl_->source, id);
+}
+
 std::string Tokenizer::target_piece(std::int64_t id) const {
-    const Impl& s = *impl_;
-    if (s.target_vocab) {
-        const auto& pieces = s.target_vocab->pieces;
-        if (id >= 0 && std::size_t(id) < pieces.size() && !pieces[std::size_t(id)].empty()) return pieces[std::size_t(id)];
-    } else if (id >= 0 && id < s.target.GetPieceSize()) {
-        return s.target.IdToPiece(int(id));
-    }
-    return "<id " + std::to_string(id) + ">";
+    return piece_of(impl_->target_vocab, impl_->target, id);
 }
 
 std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const {
