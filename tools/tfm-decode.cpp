@@ -25,6 +25,27 @@ xt::xtensor<float, 2> memory_of(tfm::Record rec, std::size_t d, std::size_t inde
     return m;
 }
 
+// How the source lines spell their tokens, checked against their memories' lengths (a line
+// cut by tfm-encode keeps its first tokens and eos).
+std::vector<std::vector<tfm::TokenSpelling>> spell_sources(const tfm::Tokenizer& tok, const std::vector<std::string>& lines,
+                                                           const std::vector<xt::xtensor<float, 2>>& memories,
+                                                           std::size_t first) {
+    std::vector<std::vector<tfm::TokenSpelling>> out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::vector<tfm::TokenSpelling> s = tok.source_spellings(lines[i]);
+        const std::size_t rows = memories[i].shape(0);
+        if (s.size() == 1) s.clear();  // no pieces: an empty source
+        if (s.size() < rows)
+            throw tfm::Error("--source-text line " + std::to_string(first + i + 1) + ": " + std::to_string(s.size()) +
+                             " tokens, but its memory has " + std::to_string(rows) +
+                             " (give the lines tfm-encode read, with their language code)");
+        s.resize(rows);
+        if (!s.empty()) s.back() = {};
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -33,10 +54,13 @@ int main(int argc, char** argv) {
         "  tfm-decode -m model --beam 1 < memory.npy            # greedy\n"
         "  tfm-decode -m model --n-best 4 --beam 4 < memory.npy  # 'index ||| text ||| score'\n");
     CLI::App& app = tool.app();
-    std::string model_dir;
+    std::string model_dir, source_text;
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_decode_flags(app, flags);
+    app.add_option("--source-text", source_text,
+                   "The source lines the memories were encoded from, one per record, as tfm-encode read them "
+                   "(with any language code): what --replace-unk copies from");
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(flags.threads);
@@ -50,6 +74,10 @@ int main(int argc, char** argv) {
         const std::size_t window = flags.window ? flags.window : 8 * flags.batch;
         std::optional<tfm::tool::PrefixReader> prefixes;
         if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
+        if (flags.replace_unk && source_text.empty())
+            throw tfm::UsageError("--replace-unk copies from the source text: give it with --source-text FILE");
+        std::optional<tfm::tool::AlignedLines> sources;
+        if (!source_text.empty()) sources.emplace(source_text, "source text");
         std::exception_ptr pending;  // a bad record: thrown once the records before it are decoded
         for (bool more = true; more && !pending;) {
             std::vector<xt::xtensor<float, 2>> memories;
@@ -68,14 +96,18 @@ int main(int argc, char** argv) {
             }
             opt.first_index = first;
             if (prefixes) opt.prefixes = prefixes->next(memories.size());
+            std::vector<std::vector<tfm::TokenSpelling>> spellings;
+            if (sources) spellings = spell_sources(md.tokenizer, sources->next(memories.size()), memories, first);
             auto results = tfm::decode_memories(md.model, memories, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
-                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags));
+                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags,
+                                                       sources ? &spellings[i] : nullptr));
         }
         if (pending) {
             out.flush();
             std::rethrow_exception(pending);
         }
         if (prefixes) prefixes->finish();
+        if (sources) sources->finish();
     });
 }

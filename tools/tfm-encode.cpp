@@ -24,12 +24,13 @@ int main(int argc, char** argv) {
     CLI::App& app = tool.app();
     std::string target_lang, model_dir, attention_out, layers_spec = "all", pieces_out;
     bool ids = false, strict = false;
+    std::size_t max_input = 0;
     std::size_t batch = 32, window = 0;
     int threads = 0;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_target_lang_option(app, target_lang);
     app.add_flag("--ids", ids, "Input lines are integer ids (eos appended unless present), not text");
-    app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
+    tfm::tool::add_input_limit_options(app, max_input, strict);
     auto* att = app.add_option("--attention-out", attention_out,
                                "Also write each line's self-attention weights [H,S,S] to FILE, one record per chosen "
                                "layer ('-': to stdout, instead of the memories)");
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
         const bool memories_out = attention_out != "-";
         tfm::tool::SourceReader reader{in, md.tokenizer, c, ids, strict, [&](const std::string& w) { tool.warn(w); }};
         reader.prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
+        reader.max_tokens = max_input;
         for (;;) {
             auto sources = reader.next_window(window ? window : 8 * batch);
             if (sources.empty()) break;

@@ -16,14 +16,17 @@ int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-translate", "Translate text lines with a Transformer model, one output line per input line.",
         "  echo 'ein Haus am See' | tfm-translate -m model\n"
         "  tfm-translate -m model --beam 4 < test.de > test.hyp.en\n"
-        "  tfm-translate -m model --n-best 4 --scores < test.de\n");
+        "  tfm-translate -m model --n-best 4 < test.de            # Moses n-best lines\n"
+        "  tfm-translate -m model --alignment hard < test.de      # 'text ||| 0-0 1-2 ...'\n"
+        "  tfm-translate -m model --format jsonl --alignment soft < test.de\n");
     CLI::App& app = tool.app();
     std::string target_lang, model_dir;
     bool strict = false, ids_in = false;
+    std::size_t max_input = 0;
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_target_lang_option(app, target_lang);
-    app.add_flag("--strict", strict, "A line longer than the model's positions is an error (default: cut, with a warning)");
+    tfm::tool::add_input_limit_options(app, max_input, strict);
     app.add_flag("--input-ids", ids_in, "Input lines are integer ids, not text");
     tfm::tool::add_decode_flags(app, flags);
 
@@ -37,6 +40,8 @@ int main(int argc, char** argv) {
         tfm::tool::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
                                        [&](const std::string& w) { tool.warn(w); }};
         reader.prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
+        reader.max_tokens = max_input;
+        reader.spell = flags.replace_unk;
         std::optional<tfm::tool::PrefixReader> prefixes;
         if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         for (;;) {
@@ -47,7 +52,8 @@ int main(int argc, char** argv) {
             if (prefixes) opt.prefixes = prefixes->next(sources.size());
             auto results = tfm::translate_sources(md.model, sources, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
-                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags));
+                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags,
+                                                       reader.spell ? &reader.spellings[i] : nullptr));
         }
         if (prefixes) prefixes->finish();
     });

@@ -29,7 +29,7 @@ expect_status 0 "another seed" -- tfm-translate --sample --temperature 1.5 --see
 cmp -s out s4.txt && fail "seeds 4 and 5 gave the same samples" || ok
 expect_status 0 "--n-best 5 samples" -- tfm-translate --sample --n-best 5 --seed 1 < in.de
 [ "$(grep -c '^0 ||| ' out)" -eq 5 ] && [ "$(grep -c '^2 ||| ' out)" -eq 1 ] && ok || fail "n-best samples: $(head -6 out)"
-awk -F' [|][|][|] ' '$1 == p && $3 + 0 > s + 1e-9 { bad = 1 } { p = $1; s = $3 + 0 } END { exit bad }' out && ok \
+awk -F' [|][|][|] ' '$1 == p && $4 + 0 > s + 1e-9 { bad = 1 } { p = $1; s = $4 + 0 } END { exit bad }' out && ok \
     || fail "samples not sorted by score: $(head -6 out)"
 # prefixes
 printf 'A cat\n\n\nA man\nThe\n' > prefix.txt

@@ -62,8 +62,8 @@ expect_status 0 "greedy with scores" -- tfm-translate -m model --beam 1 --scores
 awk -F'\t' 'NF != 2 || $1 !~ /^-?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' out && ok || fail "--scores lines: $(head -3 out)"
 expect_status 0 "n-best" -- tfm-translate -m model --beam 3 --n-best 3 --max-length 6 < in.txt
 [ "$(wc -l < out)" -eq $((3 * lines - 2 * 2)) ] || [ "$(wc -l < out)" -le $((3 * lines)) ] && ok || fail "n-best line count"
-awk -F' \\|\\|\\| ' 'NF != 3 { bad = 1 } { if ($1 == prev && $3 > last + 1e-9) bad = 1; prev = $1; last = $3 } END { exit bad }' out \
-    && ok || fail "n-best lines are 'i ||| text ||| score', best first: $(head -4 out)"
+awk -F' \\|\\|\\| ' 'NF != 4 { bad = 1 } { if ($1 == prev && $4 > last + 1e-9) bad = 1; prev = $1; last = $4 } END { exit bad }' out \
+    && ok || fail "n-best lines are 'i ||| text ||| features ||| score', best first: $(head -4 out)"
 expect_status 0 "ids out" -- tfm-translate -m model --beam 1 --ids --max-length 5 < in.txt
 awk 'NF > 0 && $0 !~ /^[0-9 ]+$/ { bad = 1 } END { exit bad }' out && ok || fail "--ids output: $(head -2 out)"
 cp out ids.txt

@@ -48,6 +48,7 @@ class Reference:
         else:
             self.enc_pos = self.dec_pos = sinusoid(p, d, "halves" if kind == "sinusoidal_halves" else "interleaved")
         self.scale = math.sqrt(d) if cfg["scale_embedding"] else 1.0
+        self.kept = None  # a list: every attention's per-head weights [B,H,Tq,Tk] are appended
 
     def ln(self, x, name):
         return F.layer_norm(x, x.shape[-1:], self.w[name + ".weight"], self.w[name + ".bias"], self.eps)
@@ -58,13 +59,15 @@ class Reference:
         mask = None
         if causal:
             mask = torch.triu(torch.ones(tq, tk, dtype=torch.bool), 1)
-        out, _ = F.multi_head_attention_forward(
+        out, weights = F.multi_head_attention_forward(
             q.transpose(0, 1), kv.transpose(0, 1), kv.transpose(0, 1), q.shape[-1], heads, None,
             torch.cat([w[name + ".q_proj.bias"], w[name + ".k_proj.bias"], w[name + ".v_proj.bias"]]),
             None, None, False, 0.0, w[name + ".out_proj.weight"], w[name + ".out_proj.bias"], training=False,
-            key_padding_mask=kpm, need_weights=False, attn_mask=mask, use_separate_proj_weight=True,
+            key_padding_mask=kpm, need_weights=self.kept is not None, attn_mask=mask, use_separate_proj_weight=True,
             q_proj_weight=w[name + ".q_proj.weight"], k_proj_weight=w[name + ".k_proj.weight"],
-            v_proj_weight=w[name + ".v_proj.weight"])
+            v_proj_weight=w[name + ".v_proj.weight"], average_attn_weights=False)
+        if self.kept is not None:
+            self.kept.append((name, weights))
         return out.transpose(0, 1)
 
     def ffn(self, x, name):

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "checks.hpp"
+#include "tfm/decode/alignment.hpp"
 #include "tfm/io/json.hpp"
 #include "tfm/base/error.hpp"
 
@@ -22,9 +23,10 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f) {
         ->check(in_range(0, 1000));
     app.add_option("--max-length-b", f.max_len_b, "Output limit = a * source length + b (default b = 50)")
         ->check(in_range(0, kMaxLength));
-    app.add_option("--max-length", f.max_len, "At most this many output tokens (default: no cap but the model's)")
+    app.add_option("--max-length,--max-decoding-length", f.max_len,
+                   "At most this many output tokens, eos included (default: no cap but the model's)")
         ->check(in_range(1, kMaxLength));
-    app.add_option("--min-length", f.min_len, "No eos before this many tokens (default 0)")->check(in_range(0, kMaxLength));
+    app.add_option("--min-length,--min-decoding-length", f.min_len, "No eos before this many tokens (default 0)")->check(in_range(0, kMaxLength));
     app.add_option("--batch-size", f.batch, "Sentences per batch (default 32)")->check(in_range(1, kMaxBatch));
     app.add_option("--window", f.window, "Sentences read ahead and sorted by length (default 8 x batch size)")
         ->check(in_range(1, kMaxWindow));
@@ -46,6 +48,17 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f) {
                                      "number only, not on batches or threads");
     app.add_option("--prefix-file", f.prefix_file,
                    "Target prefixes, one line per input line: each output starts with its prefix (empty line: none)");
+    app.add_option("--alignment", f.alignment,
+                   "hard: 'source-target' token index pairs (Pharaoh, 0-based, eos left out) after ' ||| '; soft: each "
+                   "target token's attention over the source tokens")
+        ->check(CLI::IsMember({"hard", "soft"}));
+    app.add_option("--alignment-layer", f.alignment_layer,
+                   "Decoder layer whose encoder-decoder attention aligns: 0-based, negative from the last (default -1)")
+        ->check(in_range(-1024, 1023));
+    app.add_option("--alignment-heads", f.alignment_heads, "Average that layer's first N heads (default 0: all)")
+        ->check(in_range(0, kMaxDim));
+    app.add_flag("--replace-unk", f.replace_unk,
+                 "Write each generated <unk> as the source token it attends to most (as the source spells it)");
 }
 
 DecodeOptions decode_options(const DecodeFlags& f) {
@@ -75,6 +88,10 @@ DecodeOptions decode_options(const DecodeFlags& f) {
     o.max_len = f.max_len;
     o.batch_size = f.batch;
     if (o.search.sampling) o.search.beam = std::max(o.search.beam, o.search.n_best);
+    if (!f.alignment.empty() || f.replace_unk) o.attention = DecodeOptions::Attention{f.alignment_layer, f.alignment_heads};
+    else if (f.given("--alignment-layer") || f.given("--alignment-heads"))
+        throw UsageError("--alignment-layer and --alignment-heads choose the attention of --alignment or --replace-unk");
+    if (f.replace_unk && f.ids) throw UsageError("--replace-unk writes text; --ids writes ids");
     return o;
 }
 
@@ -92,38 +109,95 @@ void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationCo
     if (g.forced_eos_token_id) o.search.eos_forced_at = o.max_len;  // HF: at max_length
 }
 
-PrefixReader::PrefixReader(const std::string& path, const Tokenizer& tokenizer, const ModelConfig& config)
-    : lines_(std::make_unique<LineReader>(path)), tokenizer_(tokenizer), config_(config), path_(path) {}
+std::vector<std::string> AlignedLines::next(std::size_t n) {
+    std::vector<std::string> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!lines_->next(out[i]))
+            throw Error(path_ + ": ends after line " + std::to_string(read_) + ", before the input does (" + what_ +
+                        " file: a line per input line)");
+        ++read_;
+    }
+    return out;
+}
+
+void AlignedLines::finish() {
+    std::string line;
+    if (lines_->next(line)) throw Error(path_ + ": more lines than the input's " + std::to_string(read_));
+}
 
 std::vector<std::vector<std::int64_t>> PrefixReader::next(std::size_t n) {
     std::vector<std::vector<std::int64_t>> out;
-    std::string line;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!lines_->next(line))
-            throw Error(path_ + ": ends after line " + std::to_string(read_) + ", before the input does");
-        ++read_;
-        std::vector<std::int64_t> ids = tokenizer_.encode_target(line);
+    const std::size_t first = lines_.lines_read();
+    const auto lines = lines_.next(n);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string where = lines_.path() + ": line " + std::to_string(first + i + 1);
+        std::vector<std::int64_t> ids = tokenizer_.encode_target(lines[i]);
         ids.pop_back();  // eos: the output goes on after the prefix
         for (std::int64_t id : ids)
-            if (id == config_.pad_id) throw Error(path_ + ": line " + std::to_string(read_) + ": the prefix holds the pad id");
+            if (id == config_.pad_id) throw Error(where + ": the prefix holds the pad id");
         if (ids.size() + 1 > config_.max_positions)
-            throw Error(path_ + ": line " + std::to_string(read_) + ": a prefix of " + std::to_string(ids.size()) +
-                        " tokens leaves no room in the model's " + std::to_string(config_.max_positions) + " positions");
+            throw Error(where + ": a prefix of " + std::to_string(ids.size()) + " tokens leaves no room in the model's " +
+                        std::to_string(config_.max_positions) + " positions");
         out.push_back(std::move(ids));
     }
     return out;
 }
 
-void PrefixReader::finish() {
-    std::string line;
-    if (lines_->next(line)) throw Error(path_ + ": more lines than the input's " + std::to_string(read_));
-}
-
 namespace {
 
-Json hypothesis_json(const Hypothesis& h, const Tokenizer& tok) {
+std::string number(const char* fmt, double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+// The hypothesis's text (or ids), <unk>s replaced from the source with --replace-unk.
+std::string hypothesis_text(const Hypothesis& h, const Tokenizer& tok, const DecodeFlags& f,
+                            const std::vector<TokenSpelling>* source) {
+    if (f.ids) {
+        std::string s;
+        for (std::size_t i = 0; i < h.ids.size(); ++i) s += (i ? " " : "") + std::to_string(h.ids[i]);
+        return s;
+    }
+    if (!f.replace_unk || !source) return tok.decode(h.ids);
+    const std::vector<std::size_t> attended = attended_sources(h);
+    return tok.decode(h.ids, [&](std::size_t i) {
+        return i < attended.size() && attended[i] < source->size() ? (*source)[attended[i]] : TokenSpelling{};
+    });
+}
+
+// --alignment hard: "s-t" pairs; soft: per target token (eos included when generated) its
+// weights over the source, comma-separated.
+std::string alignment_text(const Hypothesis& h, const DecodeFlags& f) {
+    std::string s;
+    if (f.alignment == "hard") {
+        const std::vector<std::size_t> attended = attended_sources(h);
+        for (std::size_t t = 0; t < attended.size(); ++t)
+            s += (t ? " " : "") + std::to_string(attended[t]) + "-" + std::to_string(t);
+        return s;
+    }
+    for (std::size_t t = 0; t < h.attention.size(); ++t) {
+        if (t) s += ' ';
+        for (std::size_t j = 0; j < h.attention[t].size(); ++j) s += (j ? "," : "") + number("%.6g", h.attention[t][j]);
+    }
+    return s;
+}
+
+Json alignment_json(const Hypothesis& h, const DecodeFlags& f) {
+    Json a = Json::array();
+    if (f.alignment == "hard") {
+        const std::vector<std::size_t> attended = attended_sources(h);
+        for (std::size_t t = 0; t < attended.size(); ++t) a.push_back({attended[t], t});
+    } else {
+        for (const auto& row : h.attention) a.push_back(row);
+    }
+    return a;
+}
+
+Json hypothesis_json(const Hypothesis& h, const Tokenizer& tok, const DecodeFlags& f,
+                     const std::vector<TokenSpelling>* source) {
     Json j = Json::object();
-    j["translation"] = tok.decode(h.ids);
+    j["translation"] = hypothesis_text(h, tok, f, source);
     j["score"] = h.score;
     j["logprob"] = h.logprob;
     j["finished"] = h.finished;
@@ -132,41 +206,37 @@ Json hypothesis_json(const Hypothesis& h, const Tokenizer& tok) {
     for (std::int64_t id : h.ids) pieces.push_back(tok.target_piece(id));
     j["tokens"] = std::move(pieces);
     j["token_logprobs"] = h.token_logprobs;
+    if (!f.alignment.empty()) j["alignment"] = alignment_json(h, f);
     return j;
 }
 
 }  // namespace
 
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,
-                              const DecodeFlags& f) {
+                              const DecodeFlags& f, const std::vector<TokenSpelling>* source) {
     if (f.format == "jsonl") {
-        Json j = hypothesis_json(hyps.front(), tok);
+        Json j = hypothesis_json(hyps.front(), tok, f, source);
         j["line"] = index + 1;
         if (f.n_best > 1) {
             Json list = Json::array();
-            for (const Hypothesis& h : hyps) list.push_back(hypothesis_json(h, tok));
+            for (const Hypothesis& h : hyps) list.push_back(hypothesis_json(h, tok, f, source));
             j["n_best"] = std::move(list);
         }
         return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
     }
     auto text = [&](const Hypothesis& h) {
-        if (!f.ids) return tok.decode(h.ids);
-        std::string s;
-        for (std::size_t i = 0; i < h.ids.size(); ++i) s += (i ? " " : "") + std::to_string(h.ids[i]);
-        return s;
-    };
-    auto score = [](double v) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.6f", v);
-        return std::string(buf);
+        std::string t = hypothesis_text(h, tok, f, source);
+        return f.alignment.empty() ? t : t + " ||| " + alignment_text(h, f);
     };
     std::string out;
     if (f.n_best > 1) {
-        for (const Hypothesis& h : hyps) out += std::to_string(index) + " ||| " + text(h) + " ||| " + score(h.score) + "\n";
+        for (const Hypothesis& h : hyps)
+            out += std::to_string(index) + " ||| " + text(h) + " ||| F0= " + number("%.6f", h.logprob) +
+                   " WordPenalty= " + (h.ids.empty() ? "0" : "-" + std::to_string(h.ids.size())) + " ||| " + number("%.6f", h.score) + "\n";
         return out;
     }
     const Hypothesis& best = hyps.front();
-    if (f.scores) out += score(best.score) + "\t";
+    if (f.scores) out += number("%.6f", best.score) + "\t";
     return out + text(best) + "\n";
 }
 

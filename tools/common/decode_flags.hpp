@@ -27,6 +27,10 @@ struct DecodeFlags {
     double sampling_topp = 1.0, temperature = 1.0;
     std::uint64_t seed = 0;
     std::string prefix_file;             // line-aligned target prefixes
+    std::string alignment;               // "" | hard | soft
+    long alignment_layer = -1;           // decoder layer whose attention aligns (-1: the last)
+    std::size_t alignment_heads = 0;     // its first heads averaged (0: all)
+    bool replace_unk = false;            // <unk> -> the source token attended most
     const CLI::App* app = nullptr;  // set by add_decode_flags: which flags the command line gave
     bool given(const char* flag) const { return app && app->count(flag) > 0; }
 };
@@ -39,28 +43,43 @@ DecodeOptions decode_options(const DecodeFlags& f);
 // length penalty (power, length_penalty or 1.0) when the model states any generation setting.
 void apply_generation(DecodeOptions& o, const DecodeFlags& f, const GenerationConfig& g);
 
-// The output lines of one input (0-based index): its best text, or with --n-best K lines
-// "index ||| text ||| score", with --scores "score<TAB>text"; --ids prints ids, not text.
-// --format jsonl: one JSON object per input instead (docs/design.md §5).
+// The output lines of one input (0-based index): its best text, or with --n-best K Moses
+// lines "index ||| text ||| F0= logprob WordPenalty= -tokens ||| score", with --scores
+// "score<TAB>text"; --ids prints ids, not text; --alignment adds " ||| alignment" after the
+// text. --format jsonl: one JSON object per input instead (docs/design.md §5). source: how
+// the input spells its tokens, for --replace-unk (null: no source text).
 std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& hyps, const Tokenizer& tok,
-                              const DecodeFlags& f);
+                              const DecodeFlags& f, const std::vector<TokenSpelling>* source = nullptr);
 
-// The target prefixes of --prefix-file, read in step with the input: text lines through the
-// target tokenizer (no eos).
-class PrefixReader {
+// A file read in step with the input, a line per input line (--prefix-file, --source-text).
+class AlignedLines {
 public:
-    PrefixReader(const std::string& path, const Tokenizer& tokenizer, const ModelConfig& config);
-    // The prefixes of the next n inputs; the file ending first is an error naming it.
-    std::vector<std::vector<std::int64_t>> next(std::size_t n);
+    AlignedLines(const std::string& path, const char* what) : lines_(std::make_unique<LineReader>(path)), path_(path), what_(what) {}
+    // The lines of the next n inputs; the file ending first is an error naming it.
+    std::vector<std::string> next(std::size_t n);
     // After the last input: the file must be over too.
     void finish();
+    const std::string& path() const { return path_; }
+    std::size_t lines_read() const { return read_; }
 
 private:
     std::unique_ptr<LineReader> lines_;
+    std::string path_, what_;
+    std::size_t read_ = 0;
+};
+
+// The target prefixes of --prefix-file: text lines through the target tokenizer (no eos).
+class PrefixReader {
+public:
+    PrefixReader(const std::string& path, const Tokenizer& tokenizer, const ModelConfig& config)
+        : lines_(path, "prefix"), tokenizer_(tokenizer), config_(config) {}
+    std::vector<std::vector<std::int64_t>> next(std::size_t n);
+    void finish() { lines_.finish(); }
+
+private:
+    AlignedLines lines_;
     const Tokenizer& tokenizer_;
     const ModelConfig& config_;
-    std::string path_;
-    std::size_t read_ = 0;
 };
 
 }  // namespace tfm::tool

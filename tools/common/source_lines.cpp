@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "checks.hpp"
 #include "tfm/base/error.hpp"
 
 namespace tfm::tool {
@@ -10,6 +11,7 @@ namespace tfm::tool {
 std::vector<std::vector<std::int64_t>> SourceReader::next_window(std::size_t window) {
     if (pending) std::rethrow_exception(std::exchange(pending, nullptr));
     std::vector<std::vector<std::int64_t>> out;
+    spellings.clear();
     try {
         read_into(out, window);
     } catch (const Error&) {
@@ -24,21 +26,43 @@ void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::s
     while (out.size() < window && in.getline(line)) {
         ++lines_read;
         SourceIds s;
+        std::vector<TokenSpelling> spelt;
         try {
-            if (ids) s = source_ids_from_numbers(line, config);
-            else if (!prefix.empty() && line.compare(0, 2, ">>") != 0) s = source_ids(tokenizer, prefix + line, config);
-            else s = source_ids(tokenizer, line, config);
+            if (ids) {
+                s = source_ids_from_numbers(line, config, max_tokens);
+            } else {
+                const std::string text = !prefix.empty() && line.compare(0, 2, ">>") != 0 ? prefix + line : line;
+                s = source_ids(tokenizer, text, config, max_tokens);
+                if (spell) spelt = tokenizer.source_spellings(text);
+            }
         } catch (const Error& e) {
             throw Error("line " + std::to_string(lines_read) + ": " + e.what());
         }
         if (s.truncated) {
+            const bool model = !max_tokens || max_tokens >= config.max_positions;
+            const std::size_t cap = s.ids.size();
             std::string what = "line " + std::to_string(lines_read) + ": " + std::to_string(s.full_length) +
-                               " tokens, more than the model's " + std::to_string(config.max_positions) + " positions";
+                               " tokens, more than " +
+                               (model ? "the model's " + std::to_string(cap) + " positions"
+                                      : "--max-input-length " + std::to_string(cap));
             if (strict) throw Error(what);
-            warn(what + "; cut to " + std::to_string(config.max_positions));
+            warn(what + "; cut to " + std::to_string(cap));
+        }
+        if (spell) {  // one per id; a cut source ends with eos, which has no spelling
+            spelt.resize(s.ids.size());
+            if (!spelt.empty()) spelt.back() = {};
+            spellings.push_back(std::move(spelt));
         }
         out.push_back(std::move(s.ids));
     }
+}
+
+void add_input_limit_options(CLI::App& app, std::size_t& max_tokens, bool& strict) {
+    app.add_option("--max-input-length", max_tokens,
+                   "Sources longer than N tokens (eos included) are cut to N, keeping eos, with a warning; with "
+                   "--strict refused (default: the model's positions)")
+        ->check(in_range(2, kMaxLength));
+    app.add_flag("--strict", strict, "A source over the input limit is an error (default: cut, with a warning)");
 }
 
 void add_target_lang_option(CLI::App& app, std::string& lang) {

@@ -27,6 +27,9 @@ struct SourceReader {
     std::function<void(const std::string&)> warn;
     std::size_t lines_read = 0;
     std::string prefix;   // put before each text line that has no language code of its own
+    std::size_t max_tokens = 0;  // --max-input-length (0: the model's positions)
+    bool spell = false;   // keep how each line spells its tokens (--replace-unk)
+    std::vector<std::vector<TokenSpelling>> spellings;  // with spell: per source of the last window
 
     // Up to `window` more sources (fewer at the end of input; none when it is over). A bad
     // line ends the window before it, and its error is thrown by the next call: what precedes
@@ -37,6 +40,10 @@ private:
     std::exception_ptr pending;  // the error of the line after the last window, thrown next
     void read_into(std::vector<std::vector<std::int64_t>>& out, std::size_t window);
 };
+
+// --max-input-length N and --strict: how long a source may be, and whether a longer one is
+// cut (with a warning) or refused.
+void add_input_limit_options(CLI::App& app, std::size_t& max_tokens, bool& strict);
 
 // --target-lang CODE: the language code a multi-target model needs first in each source
 // (">>CODE<<"); the error lists the model's codes.

@@ -25,6 +25,10 @@ double length_penalty(LengthPenalty kind, double alpha, std::size_t len) {
     return 1.0;
 }
 
+void StepFunction::attention(std::size_t, std::vector<float>&) const {
+    throw Error("search: this step function gives no attention");
+}
+
 namespace {
 
 void check(std::size_t batch, const SearchOptions& opt) {
@@ -36,13 +40,32 @@ void check(std::size_t batch, const SearchOptions& opt) {
                          std::to_string(opt.beam) + ")");
 }
 
-Hypothesis finish(std::vector<std::int64_t> ids, std::vector<float> lps, double logprob, bool eos, const SearchOptions& opt) {
+// What a hypothesis carries from step to step: its tokens, their log-probabilities and (when
+// asked) attention.
+struct Path {
+    std::vector<std::int64_t> ids;
+    std::vector<float> lps;                   // per token
+    std::vector<std::vector<float>> attention;  // per token, with SearchOptions::attention
+    double logp = 0;
+
+    // This path one token longer: token with its log-probability, and the attention of row
+    // `row` of the step that chose it.
+    void extend(std::int64_t token, float lp, const StepFunction& f, std::size_t row, const SearchOptions& opt) {
+        if (token != opt.eos_id) ids.push_back(token);
+        lps.push_back(lp);
+        logp += lp;
+        if (opt.attention) f.attention(row, attention.emplace_back());
+    }
+};
+
+Hypothesis finish(Path p, bool eos, const SearchOptions& opt) {
     Hypothesis h;
-    h.ids = std::move(ids);
-    h.token_logprobs = std::move(lps);
-    h.logprob = logprob;
+    h.ids = std::move(p.ids);
+    h.token_logprobs = std::move(p.lps);
+    h.attention = std::move(p.attention);
+    h.logprob = p.logp;
     h.finished = eos;
-    h.score = logprob / length_penalty(opt.penalty, opt.alpha, h.ids.size() + (eos ? 1 : 0));
+    h.score = h.logprob / length_penalty(opt.penalty, opt.alpha, h.ids.size() + (eos ? 1 : 0));
     return h;
 }
 
@@ -133,9 +156,7 @@ std::vector<std::vector<Hypothesis>> token_by_token(StepFunction& f, std::size_t
     const std::size_t v = f.vocab();
     struct Live {
         std::size_t sentence;
-        std::vector<std::int64_t> ids;
-        double logp;
-        std::vector<float> lps;  // per token
+        Path path;
         Rng rng;
     };
     std::vector<Live> live;
@@ -143,7 +164,7 @@ std::vector<std::vector<Hypothesis>> token_by_token(StepFunction& f, std::size_t
     for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t k = 0; k < copies; ++k) {
             const std::uint64_t id = b < opt.sample_ids.size() ? opt.sample_ids[b] : b;
-            live.push_back({b, {}, 0.0, {}, Rng(mix(mix(mix(seed) ^ id) ^ k))});
+            live.push_back({b, {}, Rng(mix(mix(mix(seed) ^ id) ^ k))});
             rows.push_back(b);
         }
     if (copies > 1) f.select(rows);
@@ -165,30 +186,25 @@ std::vector<std::vector<Hypothesis>> token_by_token(StepFunction& f, std::size_t
     for (std::size_t step = 0;; ++step) {
         compact([&](std::size_t r) {  // at the length limit: final without eos
             if (opt.max_len[live[r].sentence] > step) return true;
-            out[live[r].sentence].push_back(finish(live[r].ids, live[r].lps, live[r].logp, false, opt));
+            out[live[r].sentence].push_back(finish(std::move(live[r].path), false, opt));
             return false;
         });
         if (live.empty()) break;
         const std::size_t n = live.size();
         std::vector<std::int64_t> tokens;
-        for (const Live& h : live) tokens.push_back(h.ids.empty() ? opt.start_id : h.ids.back());
+        for (const Live& h : live) tokens.push_back(h.path.ids.empty() ? opt.start_id : h.path.ids.back());
         lp.resize(n * v);
         f.step(tokens, mat(lp.data(), n, v));
         ended.assign(n, false);
         for (std::size_t r = 0; r < n; ++r) {
             float* row = lp.data() + r * v;
             Live& h = live[r];
-            block_tokens(row, v, h.ids, h.sentence, opt);
+            block_tokens(row, v, h.path.ids, h.sentence, opt);
             const std::int64_t token = choose(static_cast<const float*>(row), h.rng);
-            if (token >= 0) {
-                h.logp += row[token];
-                h.lps.push_back(row[token]);
-            }
+            if (token >= 0) h.path.extend(token, row[token], f, r, opt);
             if (token < 0 || token == opt.eos_id) {  // eos, or nothing left to choose
-                out[h.sentence].push_back(finish(h.ids, h.lps, h.logp, token >= 0, opt));
+                out[h.sentence].push_back(finish(std::move(h.path), token >= 0, opt));
                 ended[r] = true;
-            } else {
-                h.ids.push_back(token);
             }
         }
         compact([&](std::size_t r) { return !ended[r]; });  // finished rows leave the batch
@@ -213,9 +229,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
     const std::size_t v = f.vocab(), beam = opt.beam;
     struct Live {
         std::size_t sentence;
-        std::vector<std::int64_t> ids;
-        double logp;
-        std::vector<float> lps;  // per token
+        Path path;
     };
     std::vector<Live> live;  // one per row of f
     std::vector<std::vector<Hypothesis>> finished(batch);
@@ -223,18 +237,18 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
     std::vector<std::size_t> rows;
     for (std::size_t b = 0; b < batch; ++b) {
         if (opt.max_len[b] == 0) {  // no token allowed: empty at once
-            finished[b].push_back(finish({}, {}, 0.0, false, opt));
+            finished[b].push_back(finish({}, false, opt));
             done[b] = true;
             continue;
         }
-        live.push_back({b, {}, 0.0, {}});
+        live.push_back({b, {}});
         rows.push_back(b);
     }
     if (live.size() != batch && !live.empty()) f.select(rows);
     std::vector<float> lp;
     for (std::size_t step = 0; !live.empty(); ++step) {
         std::vector<std::int64_t> tokens;
-        for (const Live& h : live) tokens.push_back(h.ids.empty() ? opt.start_id : h.ids.back());
+        for (const Live& h : live) tokens.push_back(h.path.ids.empty() ? opt.start_id : h.path.ids.back());
         lp.resize(live.size() * v);
         f.step(tokens, mat(lp.data(), live.size(), v));
         // Candidates per sentence: the 2*beam best continuations of each live hypothesis.
@@ -249,12 +263,12 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
         const std::size_t k = std::min(v, 2 * beam);
         for (std::size_t r = 0; r < live.size(); ++r) {
             float* row = lp.data() + r * v;
-            block_tokens(row, v, live[r].ids, live[r].sentence, opt);
+            block_tokens(row, v, live[r].path.ids, live[r].sentence, opt);
             for (std::size_t i = 0; i < v; ++i) idx[i] = i;
             auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
             std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);
             for (std::size_t i = 0; i < k && row[idx[i]] != -std::numeric_limits<float>::infinity(); ++i)
-                cands[live[r].sentence].push_back({live[r].logp + row[idx[i]], r, std::int64_t(idx[i]), row[idx[i]]});
+                cands[live[r].sentence].push_back({live[r].path.logp + row[idx[i]], r, std::int64_t(idx[i]), row[idx[i]]});
         }
         std::vector<Live> next;
         std::vector<std::size_t> parents;
@@ -269,18 +283,14 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
             std::size_t kept = 0;
             for (std::size_t i = 0; i < cb.size() && kept < beam; ++i) {
                 const Cand& c = cb[i];
+                if (c.token == opt.eos_id && i >= beam) continue;
+                Path p = live[c.row].path;
+                p.extend(c.token, c.lp, f, c.row, opt);
                 if (c.token == opt.eos_id) {
-                    if (i < beam) {
-                        std::vector<float> lps = live[c.row].lps;
-                        lps.push_back(c.lp);
-                        finished[b].push_back(finish(live[c.row].ids, std::move(lps), c.logp, true, opt));
-                    }
+                    finished[b].push_back(finish(std::move(p), true, opt));
                     continue;
                 }
-                Live h{b, live[c.row].ids, c.logp, live[c.row].lps};
-                h.ids.push_back(c.token);
-                h.lps.push_back(c.lp);
-                next.push_back(std::move(h));
+                next.push_back({b, std::move(p)});
                 parents.push_back(c.row);
                 ++kept;
             }
@@ -292,8 +302,8 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
         for (std::size_t i = 0; i < next.size(); ++i) {
             std::size_t b = next[i].sentence;
             if (done[b]) continue;
-            if (next[i].ids.size() >= opt.max_len[b]) {
-                finished[b].push_back(finish(next[i].ids, next[i].lps, next[i].logp, false, opt));
+            if (next[i].path.ids.size() >= opt.max_len[b]) {
+                finished[b].push_back(finish(std::move(next[i].path), false, opt));
                 continue;
             }
             keep.push_back(std::move(next[i]));

@@ -11,12 +11,13 @@
 namespace tfm {
 
 namespace {
-SourceIds fit(std::vector<std::int64_t> ids, const ModelConfig& c) {
+SourceIds fit(std::vector<std::int64_t> ids, const ModelConfig& c, std::size_t max_tokens) {
     SourceIds s;
     if (ids.size() == 1 && ids[0] == c.eos_id) ids.clear();  // no pieces: an empty source
     s.full_length = ids.size();
-    if (ids.size() > c.max_positions) {
-        ids.resize(c.max_positions);
+    const std::size_t cap = max_tokens ? std::min(max_tokens, c.max_positions) : c.max_positions;
+    if (ids.size() > cap) {
+        ids.resize(cap);
         ids.back() = c.eos_id;
         s.truncated = true;
     }
@@ -25,11 +26,11 @@ SourceIds fit(std::vector<std::int64_t> ids, const ModelConfig& c) {
 }
 }  // namespace
 
-SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c) {
-    return fit(tok.encode(line), c);
+SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens) {
+    return fit(tok.encode(line), c, max_tokens);
 }
 
-SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c) {
+SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens) {
     auto parsed = parse_integers(line);
     if (!parsed) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
     std::vector<std::int64_t> ids = std::move(*parsed);
@@ -37,7 +38,7 @@ SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c) {
         if (v < 0 || std::size_t(v) >= c.vocab_size)
             throw Error("id " + std::to_string(v) + " is outside the vocabulary of " + std::to_string(c.vocab_size));
     if (!ids.empty() && ids.back() != c.eos_id) ids.push_back(c.eos_id);
-    return fit(std::move(ids), c);
+    return fit(std::move(ids), c, max_tokens);
 }
 
 std::size_t output_limit(const ModelConfig& c, std::size_t source_len, const DecodeOptions& opt) {
@@ -94,6 +95,15 @@ void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const Tok
         so.sample_ids.push_back(opt.first_index + idx[b]);
     }
     DecoderState state(m, memory, src, *std::max_element(so.max_len.begin(), so.max_len.end()) + 1);
+    if (opt.attention) {
+        const long layers = long(m.decoder.size()), layer = opt.attention->layer;
+        if (layer >= layers || layer < -layers)
+            throw UsageError("alignment layer " + std::to_string(layer) + " does not exist: the decoder has " +
+                             std::to_string(layers) + " layers (0.." + std::to_string(layers - 1) + ", or -1..-" +
+                             std::to_string(layers) + " from the last)");
+        state.keep_attention(std::size_t(layer < 0 ? layers + layer : layer), opt.attention->heads);
+        so.attention = true;
+    }
     auto results = search(state, src.batch, so);
     for (std::size_t i = 0; i < idx.size(); ++i) out[idx[i]] = std::move(results[i]);
 }

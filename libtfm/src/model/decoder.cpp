@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "tfm/base/error.hpp"
 #include "tfm/base/fast_math.hpp"
@@ -127,6 +128,10 @@ struct DecoderState::Impl {
     std::vector<KeyValueCache> cache;       // per layer: self-attention keys and values so far
     AttentionOptions self_opt, cross_opt;
     DecoderWorkspace ws;
+    std::vector<std::size_t> source_len;    // per source: its tokens
+    std::optional<std::size_t> attn_layer;  // keep_attention's layer, when set
+    std::size_t attn_heads = 0, memory_len = 0;
+    std::vector<float> attn;                // [N,H,S] the last step's kept attention
 
     Impl(const Model& model, std::size_t max_steps)
         : m(model), cap(max_steps), self_opt(decoder_self_attention(model.config)),
@@ -140,6 +145,8 @@ DecoderState::DecoderState(const Model& m, const xt::xtensor<float, 2>& memory, 
     Impl& s = *impl_;
     const std::size_t d = m.config.d_model;
     for (std::size_t i = 0; i < src.batch; ++i) s.source.push_back(i);
+    s.source_len = src.lengths;
+    s.memory_len = src.len;
     ConstMat mem = mat(memory.data(), src.batch * src.len, d);
     for (const DecoderLayer& layer : m.decoder) {  // the memory's keys and values, once
         s.memory.push_back(multihead_project_memory(mem, src.lengths, layer.cross_attn));
@@ -169,7 +176,13 @@ void DecoderState::step(const std::vector<std::int64_t>& tokens, Mat logprobs) {
             multihead_step(out, in, s.cache[l], s.self_opt, m.decoder[l].self_attn, s.ws.attn);
         },
         [&](std::size_t l, Mat out, ConstMat in, MultiHeadSaved*) {
-            multihead_attend_memory(out, in, s.memory[l], s.source, s.cross_opt, m.decoder[l].cross_attn, s.ws.attn);
+            float* weights = nullptr;
+            if (s.attn_layer == l) {
+                s.attn.resize(n * c.decoder_heads * s.memory_len);
+                weights = s.attn.data();
+            }
+            multihead_attend_memory(out, in, s.memory[l], s.source, s.cross_opt, m.decoder[l].cross_attn, s.ws.attn,
+                                    weights);
         });
     output_logits(logprobs, mat(x.data(), n, d), m);
     log_softmax_rows(logprobs, c.pad_id);
@@ -186,6 +199,35 @@ void DecoderState::select(const std::vector<std::size_t>& rows) {
     }
     for (KeyValueCache& c : s.cache) c.select(rows);
     s.source = std::move(source);
+    s.attn.clear();  // it was the old rows'
+}
+
+void DecoderState::keep_attention(std::size_t layer, std::size_t heads) {
+    Impl& s = *impl_;
+    const std::size_t layers = s.m.decoder.size(), h = s.m.config.decoder_heads;
+    if (layer >= layers)
+        throw UsageError("alignment layer " + std::to_string(layer) + " does not exist: the decoder has " +
+                         std::to_string(layers) + " layers");
+    if (heads > h)
+        throw UsageError("alignment heads " + std::to_string(heads) + ": the decoder's attention has " +
+                         std::to_string(h) + " heads");
+    s.attn_layer = layer;
+    s.attn_heads = heads == 0 ? h : heads;
+}
+
+bool DecoderState::keeps_attention() const { return impl_->attn_layer.has_value(); }
+
+void DecoderState::attention(std::size_t row, std::vector<float>& out) const {
+    const Impl& s = *impl_;
+    const std::size_t h = s.m.config.decoder_heads, len = s.memory_len;
+    if (!s.attn_layer || row >= s.source.size() || s.attn.size() != s.source.size() * h * len)
+        throw Error("decoder: no attention kept for row " + std::to_string(row) + " of the last step");
+    const std::size_t n = s.source_len[s.source[row]];
+    out.assign(n, 0.0f);
+    const float* w = s.attn.data() + row * h * len;  // [H,S]
+    for (std::size_t k = 0; k < s.attn_heads; ++k)
+        for (std::size_t j = 0; j < n; ++j) out[j] += w[k * len + j];
+    for (float& v : out) v /= float(s.attn_heads);
 }
 
 }  // namespace tfm

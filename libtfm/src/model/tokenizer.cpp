@@ -41,8 +41,9 @@ struct Tokenizer::Impl {
     std::optional<VocabMap> source_vocab, target_vocab;  // both set, or neither
     std::int64_t unk = 0, eos = 0, pad = 0, start = 0;
 
+    // ids of line's pieces then eos; spell, when set, receives how the line spells each.
     std::vector<std::int64_t> encode(const sentencepiece::SentencePieceProcessor& sp, const std::optional<VocabMap>& map,
-                                     std::string_view line) const;
+                                     std::string_view line, std::vector<TokenSpelling>* spell = nullptr) const;
 };
 
 Tokenizer::Tokenizer() : impl_(std::make_unique<Impl>()) {}
@@ -199,24 +200,56 @@ std::vector<std::int64_t> Tokenizer::encode_target(std::string_view line) const 
     return impl_->encode(impl_->target, impl_->target_vocab, line);
 }
 
+std::vector<TokenSpelling> Tokenizer::source_spellings(std::string_view line) const {
+    std::vector<TokenSpelling> out;
+    impl_->encode(impl_->source, impl_->source_vocab, line, &out);
+    return out;
+}
+
+namespace {
+constexpr std::string_view kWordMark = "\xE2\x96\x81";  // U+2581, SentencePiece's word start
+
+bool starts_word(std::string_view piece) { return piece.substr(0, kWordMark.size()) == kWordMark; }
+
+// The spelling of a piece whose surface in the line is `surface`.
+TokenSpelling spelling(std::string_view piece, std::string_view surface) {
+    const std::size_t first = surface.find_first_not_of(" \t"), last = surface.find_last_not_of(" \t");
+    TokenSpelling t;
+    if (first != std::string_view::npos) t.text = std::string(surface.substr(first, last - first + 1));
+    t.word_start = starts_word(piece);
+    return t;
+}
+}  // namespace
+
 std::vector<std::int64_t> Tokenizer::Impl::encode(const sentencepiece::SentencePieceProcessor& sp,
-                                                  const std::optional<VocabMap>& map, std::string_view line) const {
+                                                  const std::optional<VocabMap>& map, std::string_view line,
+                                                  std::vector<TokenSpelling>* spell) const {
     std::string clean = sanitize_utf8(line);
     std::vector<std::int64_t> out;
-    if (!map) {
-        std::vector<int> ids;
-        auto status = sp.Encode(clean, &ids);
-        if (!status.ok()) throw Error("tokenizer: " + status.ToString());
-        out.assign(ids.begin(), ids.end());
-    } else {
-        auto [code, rest] = split_language_code(clean);
-        if (!code.empty()) out.push_back(map->id(code));
-        std::vector<std::string> ps;
-        auto status = sp.Encode(rest, &ps);
-        if (!status.ok()) throw Error("tokenizer: " + status.ToString());
-        for (const auto& p : ps) out.push_back(map->id(p));
+    std::string rest = std::move(clean);
+    if (map) {
+        auto [code, text] = split_language_code(rest);
+        if (!code.empty()) {
+            out.push_back(map->id(code));
+            if (spell) spell->push_back({});
+        }
+        rest = std::move(text);
+    }
+    sentencepiece::ImmutableSentencePieceText pieces;
+    auto status = sp.Encode(rest, pieces.mutable_proto());
+    if (!status.ok()) throw Error("tokenizer: " + status.ToString());
+    bool word = false;  // a piece of whitespace alone ("▁") starts the next piece's word
+    for (std::size_t i = 0; i < pieces.pieces_size(); ++i) {
+        const auto p = pieces.pieces(int(i));
+        out.push_back(map ? map->id(p.piece()) : std::int64_t(p.id()));
+        if (!spell) continue;
+        TokenSpelling t = spelling(p.piece(), p.surface());
+        t.word_start = t.word_start || word;
+        word = t.text.empty() && t.word_start;
+        spell->push_back(std::move(t));
     }
     out.push_back(eos);
+    if (spell) spell->push_back({});
     return out;
 }
 
@@ -243,6 +276,32 @@ std::string Tokenizer::decode(const std::vector<std::int64_t>& ids) const {
         auto status = s.target.Decode(pieces, &text);
         if (!status.ok()) throw Error("tokenizer: " + status.ToString());
     }
+    return text;
+}
+
+std::string Tokenizer::decode(const std::vector<std::int64_t>& ids,
+                              const std::function<TokenSpelling(std::size_t)>& unk) const {
+    std::string text;
+    std::vector<std::int64_t> run;  // ids since the last <unk>
+    auto add = [&](const std::string& t, bool word_start) {
+        if (t.empty()) return;
+        if (word_start && !text.empty()) text += ' ';
+        text += t;
+    };
+    auto flush = [&] {
+        if (!run.empty()) add(decode(run), starts_word(target_piece(run.front())));
+        run.clear();
+    };
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] != impl_->unk) {
+            run.push_back(ids[i]);
+            continue;
+        }
+        flush();
+        const TokenSpelling t = unk(i);
+        add(t.text, t.word_start);
+    }
+    flush();
     return text;
 }
 

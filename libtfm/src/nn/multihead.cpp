@@ -182,7 +182,8 @@ ProjectedMemory multihead_project_memory(ConstMat memory, const std::vector<std:
 }
 
 void multihead_attend_memory(Mat y, ConstMat x, const ProjectedMemory& memory, const std::vector<std::size_t>& source,
-                             const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadWorkspace& ws) {
+                             const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadWorkspace& ws,
+                             float* weights) {
     const std::size_t n = x.rows, s = memory.len, d = memory.d;
     check_widths(y, x, d, opt.heads);
     if (source.size() != n) throw Error("multi-head attention: " + std::to_string(source.size()) + " sources for " +
@@ -195,7 +196,7 @@ void multihead_attend_memory(Mat y, ConstMat x, const ProjectedMemory& memory, c
         if (b >= memory.lengths.size()) throw Error("multi-head attention: source " + std::to_string(b) + " of " +
                                                     std::to_string(memory.lengths.size()));
         items[r] = {q.rows_range(r, 1), mat(memory.k.data() + b * s * d, s, d), mat(memory.v.data() + b * s * d, s, d),
-                    ctx.rows_range(r, 1), nullptr, memory.lengths[b]};
+                    ctx.rows_range(r, 1), weights ? weights + r * opt.heads * s : nullptr, memory.lengths[b]};
     }
     AttentionOptions o = opt;
     o.causal = false;

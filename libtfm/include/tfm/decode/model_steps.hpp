@@ -13,6 +13,7 @@ public:
     std::size_t vocab() const override { return state_.vocab(); }
     void step(const std::vector<std::int64_t>& tokens, Mat logprobs) override { state_.step(tokens, logprobs); }
     void select(const std::vector<std::size_t>& rows) override { state_.select(rows); }
+    void attention(std::size_t row, std::vector<float>& out) const override { state_.attention(row, out); }
 
 private:
     DecoderState& state_;

@@ -20,6 +20,9 @@ public:
     virtual void step(const std::vector<std::int64_t>& tokens, Mat logprobs) = 0;
     // The new rows are the old rows rows[0], rows[1], ... (repeats allowed, others dropped).
     virtual void select(const std::vector<std::size_t>& rows) = 0;
+    // After step(): row r's attention over its source's tokens (search with
+    // SearchOptions::attention asks for it; a step function without one refuses).
+    virtual void attention(std::size_t row, std::vector<float>& out) const;
 };
 
 enum class LengthPenalty { None, Gnmt, Power };
@@ -60,6 +63,7 @@ struct SearchOptions {
     // for a sentence whatever else is in its batch and however many threads run.
     std::optional<SamplingOptions> sampling;
     std::vector<std::uint64_t> sample_ids;  // per sentence (empty: 0, 1, 2, ...)
+    bool attention = false;                 // keep each token's attention (Hypothesis::attention)
 };
 
 struct Hypothesis {
@@ -68,6 +72,9 @@ struct Hypothesis {
     double logprob = 0;             // sum of token log-probabilities (eos included when reached)
     double score = 0;               // logprob / length_penalty(tokens generated)
     bool finished = false;          // ended with eos (false: stopped at the length limit)
+    // With SearchOptions::attention: per entry of token_logprobs, the step's attention over the
+    // source's tokens [S].
+    std::vector<std::vector<float>> attention;
 };
 
 // For each of the batch's sentences (rows 0..B-1 of step at entry): its n-best list, best

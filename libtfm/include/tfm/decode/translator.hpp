@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
@@ -17,15 +18,16 @@
 namespace tfm {
 
 // A source line as model ids: its pieces then eos, or nothing for a line without pieces
-// (empty or blank). Longer than the model's positions: cut to fit (eos kept) and marked.
+// (empty or blank). Longer than max_tokens (0, or more than the model's positions: the
+// model's positions): cut to fit (eos kept) and marked.
 struct SourceIds {
     std::vector<std::int64_t> ids;
     std::size_t full_length = 0;  // before any cut
     bool truncated = false;
 };
-SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c);
+SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0);
 // The same from a line of integer ids (--ids); eos is appended unless the line ends with it.
-SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c);
+SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0);
 
 struct DecodeOptions {
     SearchOptions search;         // beam, n_best, length penalty (ids and limits are filled in)
@@ -37,6 +39,14 @@ struct DecodeOptions {
     // the output limit grows to hold the prefix and eos.
     std::vector<std::vector<std::int64_t>> prefixes;
     std::size_t first_index = 0;  // the number of the call's first source in the input (sampling seeds)
+    // When set, every hypothesis keeps each token's encoder-decoder attention (alignments):
+    // that of this decoder layer (negative: counted from the last, -1 the last), averaged over
+    // its first `heads` heads (0: all).
+    struct Attention {
+        long layer = -1;
+        std::size_t heads = 0;
+    };
+    std::optional<Attention> attention;
 };
 
 // Most tokens generated (eos included) for a source of `source_len` tokens.

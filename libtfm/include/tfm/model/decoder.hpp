@@ -73,6 +73,13 @@ public:
     // Row i of the next step continues row rows[i] of this one.
     void select(const std::vector<std::size_t>& rows);
 
+    // From the next step on, keep the encoder-decoder attention of decoder layer `layer`,
+    // averaged over its first `heads` heads (0: all): what alignments are read from.
+    void keep_attention(std::size_t layer, std::size_t heads);
+    bool keeps_attention() const;
+    // After a step: row r's kept attention over its source's tokens [S_r] (out is resized).
+    void attention(std::size_t row, std::vector<float>& out) const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,6 +17,13 @@
 #include "tfm/model/config.hpp"
 
 namespace tfm {
+
+// How a line spells one of its tokens: the text (the whitespace before it left out) and
+// whether a word starts there. Empty for eos and language codes.
+struct TokenSpelling {
+    std::string text;
+    bool word_start = false;
+};
 
 class Tokenizer {
 public:
@@ -30,8 +38,14 @@ public:
     // The same through the target model (training labels; differs from encode() only when the
     // model has separate vocabularies).
     std::vector<std::int64_t> encode_target(std::string_view line) const;
+    // encode(line)'s tokens as the line spells them, one per id (eos's empty): what
+    // --replace-unk copies.
+    std::vector<TokenSpelling> source_spellings(std::string_view line) const;
     // Text of target ids (special ids dropped).
     std::string decode(const std::vector<std::int64_t>& ids) const;
+    // The same with each <unk> of ids spelt as unk(i), i its index in ids (a space before it
+    // when it starts a word and text precedes it).
+    std::string decode(const std::vector<std::int64_t>& ids, const std::function<TokenSpelling(std::size_t)>& unk) const;
     std::int64_t unk_id() const;
     // The model's target-language codes: the ">>xx<<" pieces of vocab.json, sorted ("" none).
     std::vector<std::string> target_languages() const;

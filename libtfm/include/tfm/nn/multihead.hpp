@@ -98,9 +98,11 @@ ProjectedMemory multihead_project_memory(ConstMat memory, const std::vector<std:
                                          const MultiHeadParams& p);
 
 // Attention of x [N,D] (queries, one row per hypothesis) over a projected memory: row r
-// attends to the keys of source source[r].
+// attends to the keys of source source[r]. weights, when set, receives [N,H,S] (zero past a
+// row's source).
 void multihead_attend_memory(Mat y, ConstMat x, const ProjectedMemory& memory, const std::vector<std::size_t>& source,
-                             const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadWorkspace& ws);
+                             const AttentionOptions& opt, const MultiHeadParams& p, MultiHeadWorkspace& ws,
+                             float* weights = nullptr);
 
 // Backward: grad (shaped like p) accumulates the projections' gradients; dx_q, dx_k, dx_v
 // are added to (they may be the same matrix, as in self-attention).
