@@ -35,6 +35,13 @@ public:
                 float(std::log(p[std::size_t(j)]));
         }
     }
+    // A row's "attention": its sentence, then its prefix (the tokens it was given) - what a
+    // hypothesis's attention rows must spell back if search follows its rows.
+    void attention(std::size_t r, std::vector<float>& out) const override {
+        const Row& row = rows_.at(r);
+        out = {float(row.sentence)};
+        for (std::int64_t t : row.prefix) out.push_back(float(swap(row.sentence, t)));
+    }
     void select(const std::vector<std::size_t>& rows) override {
         std::vector<Row> next;
         for (std::size_t r : rows) next.push_back(rows_.at(r));
@@ -277,4 +284,31 @@ TEST_CASE("search: a forced prefix starts every hypothesis; one ending with eos 
         CHECK(forced[0][0].finished);
         CHECK(forced[0][0].logprob == doctest::Approx(std::log(0.5 * 0.35 * 0.98)).epsilon(1e-6));
     }
+}
+
+TEST_CASE("search: every hypothesis keeps the attention of the rows that made it, token by token") {
+    for (std::size_t beam : {1, 2, 3}) {
+        CAPTURE(beam);
+        TableSteps steps(2);
+        SearchOptions o = options(2, beam, 4);
+        o.attention = true;
+        const auto out = search(steps, 2, o);
+        for (std::size_t b = 0; b < 2; ++b)
+            for (const Hypothesis& h : out[b]) {
+                REQUIRE(h.attention.size() == h.token_logprobs.size());
+                for (std::size_t t = 0; t < h.attention.size(); ++t) {
+                    std::vector<float> want{float(b)};  // the sentence, then the tokens before t
+                    for (std::size_t i = 0; i < t; ++i) want.push_back(float(h.ids[i]));
+                    CHECK(h.attention[t] == want);
+                }
+            }
+    }
+    SearchOptions o = options(1, 2);
+    o.attention = true;
+    struct NoAttention : StepFunction {
+        std::size_t vocab() const override { return 2; }
+        void step(const std::vector<std::int64_t>&, Mat lp) override { std::fill(lp.data, lp.data + lp.rows * lp.ld, -0.7f); }
+        void select(const std::vector<std::size_t>&) override {}
+    } none;
+    CHECK_THROWS_AS(search(none, 1, o), Error);  // asked of a step function without attention
 }
