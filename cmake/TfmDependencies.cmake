@@ -2,7 +2,7 @@
 # package to install (`make deps` installs them all).
 set(TFM_DEBIAN_PACKAGES
     libcli11-dev libxtensor-dev libxtensor-blas-dev libopenblas-dev doctest-dev
-    nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev pkg-config)
+    nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev pkg-config)
 
 function(tfm_missing what package)
   message(FATAL_ERROR "tfm: ${what} not found. Install it with:\n"
@@ -53,6 +53,10 @@ endif()
 pkg_check_modules(YAMLCPP QUIET IMPORTED_TARGET yaml-cpp)
 if(NOT YAMLCPP_FOUND)
   tfm_missing("yaml-cpp" libyaml-cpp-dev)
+endif()
+pkg_check_modules(UTF8PROC QUIET IMPORTED_TARGET libutf8proc)
+if(NOT UTF8PROC_FOUND)
+  tfm_missing("utf8proc" libutf8proc-dev)
 endif()
 find_package(ZLIB QUIET)
 if(NOT ZLIB_FOUND)

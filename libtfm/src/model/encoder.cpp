@@ -16,19 +16,26 @@ AttentionOptions encoder_attention(const ModelConfig& c) {
 void encoder_stack(std::vector<float>& xv, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
                    AttentionCapture* capture, EncoderTrace* trace, DropoutStream* dropout) {
     const ModelConfig& c = m.config;
-    const std::size_t b = src.batch, s = src.len, d = c.d_model, n = b * s;
+    const std::size_t n = src.batch * src.len, d = c.d_model;
     xv.resize(n * d);
     const std::vector<std::size_t> positions = batch_positions(src);
     embed(mat(xv.data(), n, d), src.ids.data(), positions.data(), m.source_embedding(), m.encoder_positions,
           c.embed_scale());
     stack::embedding_dropout(xv, n, d, trace ? &trace->embedding : nullptr, dropout);
+    encoder_layers(xv, c, m.encoder, m.encoder_final_ln ? &*m.encoder_final_ln : nullptr, src, ws, capture, trace,
+                   dropout);
+}
 
+void encoder_layers(std::vector<float>& xv, const ModelConfig& c, const std::vector<EncoderLayer>& layers,
+                    const LayerNorm* final_ln, const TokenBatch& src, EncoderWorkspace& ws, AttentionCapture* capture,
+                    EncoderTrace* trace, DropoutStream* dropout) {
+    const std::size_t b = src.batch, s = src.len, n = b * s;
     const AttentionOptions opt = encoder_attention(c);
     if (capture) capture->weights.resize(capture->layers.size());
-    if (trace) trace->layers.resize(m.encoder.size());
+    if (trace) trace->layers.resize(layers.size());
     std::vector<SequenceSpan> spans = self_spans(src);
-    for (std::size_t l = 0; l < m.encoder.size(); ++l) {
-        const EncoderLayer& layer = m.encoder[l];
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const EncoderLayer& layer = layers[l];
         EncoderLayerTrace* t = trace ? &trace->layers[l] : nullptr;
         float* weights = nullptr;
         if (capture) {
@@ -49,7 +56,7 @@ void encoder_stack(std::vector<float>& xv, const Model& m, const TokenBatch& src
                               feedforward_forward(out, in, layer.ffn, c.activation, ws.hidden, t ? &t->ffn_kept : nullptr);
                           });
     }
-    if (m.encoder_final_ln) stack::final_norm(xv, n, *m.encoder_final_ln, trace ? &trace->final_in : nullptr);
+    if (final_ln) stack::final_norm(xv, n, *final_ln, trace ? &trace->final_in : nullptr);
 }
 
 void encoder_forward(xt::xtensor<float, 2>& memory, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,

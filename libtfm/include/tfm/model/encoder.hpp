@@ -44,6 +44,13 @@ AttentionOptions encoder_attention(const ModelConfig& c);
 void encoder_stack(std::vector<float>& x, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
                    AttentionCapture* capture = nullptr, EncoderTrace* trace = nullptr, DropoutStream* dropout = nullptr);
 
+// The layers of an encoder over x [B*S,D], the embedded rows of src: self-attention and
+// feed-forward per layer (heads, norm placement and activation from c), then final_ln when
+// given. encoder_stack's after its embedding, and BERT's (model/bert.hpp).
+void encoder_layers(std::vector<float>& x, const ModelConfig& c, const std::vector<EncoderLayer>& layers,
+                    const LayerNorm* final_ln, const TokenBatch& src, EncoderWorkspace& ws,
+                    AttentionCapture* capture = nullptr, EncoderTrace* trace = nullptr, DropoutStream* dropout = nullptr);
+
 // memory [B*S,D] for src (encoder_stack at inference).
 void encoder_forward(xt::xtensor<float, 2>& memory, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
                      AttentionCapture* capture = nullptr);

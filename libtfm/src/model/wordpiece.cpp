@@ -1,0 +1,210 @@
+#include "tfm/model/wordpiece.hpp"
+
+#include <utf8proc.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
+#include "tfm/io/io.hpp"
+
+namespace tfm {
+
+namespace {
+
+// The code points of valid UTF-8 (sanitize_utf8's output).
+std::vector<std::int32_t> code_points(std::string_view s) {
+    std::vector<std::int32_t> out;
+    const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+    utf8proc_ssize_t at = 0, n = utf8proc_ssize_t(s.size());
+    while (at < n) {
+        utf8proc_int32_t c = 0;
+        const utf8proc_ssize_t len = utf8proc_iterate(p + at, n - at, &c);
+        if (len <= 0) {  // cannot happen after sanitize_utf8; skip a byte rather than loop
+            ++at;
+            continue;
+        }
+        out.push_back(c);
+        at += len;
+    }
+    return out;
+}
+
+void append(std::string& s, std::int32_t c) {
+    utf8proc_uint8_t buf[4];
+    const utf8proc_ssize_t n = utf8proc_encode_char(c, buf);
+    s.append(reinterpret_cast<const char*>(buf), std::size_t(n));
+}
+
+// utf8proc_map with options (NFC, NFD) on valid UTF-8.
+std::string mapped(const std::string& s, int options) {
+    utf8proc_uint8_t* out = nullptr;
+    const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), utf8proc_ssize_t(s.size()),
+                                            &out, utf8proc_option_t(options | UTF8PROC_STABLE));
+    std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> hold(out, &std::free);
+    if (n < 0) throw Error(std::string("tokenizer: ") + utf8proc_errmsg(n));
+    return std::string(reinterpret_cast<const char*>(out), std::size_t(n));
+}
+
+bool is_whitespace(std::int32_t c) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') return true;
+    return utf8proc_category(c) == UTF8PROC_CATEGORY_ZS;
+}
+
+bool is_control(std::int32_t c) {
+    if (c == '\t' || c == '\n' || c == '\r') return false;
+    const auto cat = utf8proc_category(c);
+    return cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF;
+}
+
+bool is_punctuation(std::int32_t c) {
+    if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) return true;
+    switch (utf8proc_category(c)) {
+        case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS: case UTF8PROC_CATEGORY_PE:
+        case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF: case UTF8PROC_CATEGORY_PO:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool is_cjk(std::int32_t c) {
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+}  // namespace
+
+WordPiece::WordPiece(std::vector<std::string> pieces, const WordPieceOptions& opt, const std::string& origin)
+    : pieces_(std::move(pieces)), opt_(opt) {
+    for (std::size_t i = 0; i < pieces_.size(); ++i) ids_.emplace(pieces_[i], std::int64_t(i));  // the first wins
+    auto special = [&](const char* name) {
+        const std::int64_t v = id(name);
+        if (v < 0) throw Error(origin + ": no " + name + " piece");
+        return v;
+    };
+    cls_ = special("[CLS]");
+    sep_ = special("[SEP]");
+    unk_ = special("[UNK]");
+    pad_ = special("[PAD]");
+}
+
+WordPiece WordPiece::load(const std::string& path, const WordPieceOptions& opt) {
+    const std::string text = read_regular_file(path, std::size_t(64) << 20);
+    std::vector<std::string> pieces;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(at, end - at);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        std::size_t bad = 0;
+        std::string clean = sanitize_utf8(line, &bad);
+        if (bad) throw Error(path + ": line " + std::to_string(pieces.size() + 1) + " is not valid UTF-8");
+        pieces.push_back(std::move(clean));
+        at = end + 1;
+    }
+    if (pieces.empty()) throw Error(path + ": no pieces");
+    return WordPiece(std::move(pieces), opt, path);
+}
+
+std::int64_t WordPiece::id(const std::string& piece) const {
+    auto it = ids_.find(piece);
+    return it == ids_.end() ? -1 : it->second;
+}
+
+const std::string& WordPiece::piece(std::int64_t id) const {
+    static const std::string none = "[?]";
+    return id >= 0 && std::size_t(id) < pieces_.size() ? pieces_[std::size_t(id)] : none;
+}
+
+std::vector<std::string> WordPiece::words(std::string_view text) const {
+    // Clean: drop NUL, U+FFFD and control characters; whitespace becomes a space; CJK apart.
+    std::string clean;
+    for (std::int32_t c : code_points(sanitize_utf8(text))) {
+        if (c == 0 || c == 0xFFFD || is_control(c)) continue;
+        if (is_whitespace(c)) {
+            clean += ' ';
+        } else if (opt_.chinese_chars && is_cjk(c)) {
+            clean += ' ';
+            append(clean, c);
+            clean += ' ';
+        } else {
+            append(clean, c);
+        }
+    }
+    clean = mapped(clean, UTF8PROC_COMPOSE);
+    const bool strip = opt_.strip_accents < 0 ? opt_.lower_case : opt_.strip_accents == 1;
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at < clean.size()) {
+        std::size_t end = clean.find(' ', at);
+        if (end == std::string::npos) end = clean.size();
+        std::string token = clean.substr(at, end - at);
+        at = end + 1;
+        if (token.empty()) continue;
+        if (opt_.lower_case) {
+            std::string lower;
+            for (std::int32_t c : code_points(token)) append(lower, utf8proc_tolower(c));
+            token = std::move(lower);
+        }
+        if (strip) {
+            std::string kept;
+            for (std::int32_t c : code_points(mapped(token, UTF8PROC_DECOMPOSE)))
+                if (utf8proc_category(c) != UTF8PROC_CATEGORY_MN) append(kept, c);
+            token = std::move(kept);
+        }
+        std::string word;
+        for (std::int32_t c : code_points(token)) {
+            if (is_punctuation(c)) {
+                if (!word.empty()) out.push_back(std::move(word));
+                word.clear();
+                std::string p;
+                append(p, c);
+                out.push_back(std::move(p));
+            } else {
+                append(word, c);
+            }
+        }
+        if (!word.empty()) out.push_back(std::move(word));
+    }
+    return out;
+}
+
+std::vector<std::int64_t> WordPiece::encode(std::string_view text) const {
+    std::vector<std::int64_t> out;
+    for (const std::string& word : words(text)) {
+        // Byte offsets of the word's characters: pieces end on character boundaries.
+        std::vector<std::size_t> bounds{0};
+        const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(word.data());
+        for (std::size_t at = 0; at < word.size();) {
+            utf8proc_int32_t c = 0;
+            const utf8proc_ssize_t len = utf8proc_iterate(p + at, utf8proc_ssize_t(word.size() - at), &c);
+            at += std::size_t(len > 0 ? len : 1);
+            bounds.push_back(at);
+        }
+        if (bounds.size() - 1 > opt_.max_word_chars) {
+            out.push_back(unk_);
+            continue;
+        }
+        std::vector<std::int64_t> pieces;
+        bool bad = false;
+        for (std::size_t start = 0; start + 1 < bounds.size() && !bad;) {
+            std::size_t end = bounds.size() - 1;
+            std::int64_t found = -1;
+            for (; end > start; --end) {
+                std::string sub = (start ? "##" : "") + word.substr(bounds[start], bounds[end] - bounds[start]);
+                if ((found = id(sub)) >= 0) break;
+            }
+            if (found < 0) bad = true;
+            else pieces.push_back(found), start = end;
+        }
+        if (bad) out.push_back(unk_);
+        else out.insert(out.end(), pieces.begin(), pieces.end());
+    }
+    return out;
+}
+
+}  // namespace tfm

@@ -1,0 +1,176 @@
+// BERT-layout encoders (model/bert.hpp) and their WordPiece tokenizer against PyTorch and a
+// Python tokenizer written from HF's definition (tests/golden/make_bert_golden.py): pieces of
+// tricky text, token vectors and the three poolings for single sentences and pairs in one
+// padded batch, cased and uncased, safetensors and pytorch_model.bin with old names.
+#include <fstream>
+
+#include "helpers.hpp"
+#include "tfm/io/text_tensor.hpp"
+#include "tfm/model/bert.hpp"
+
+using namespace tfm;
+
+namespace {
+
+std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
+
+std::vector<std::string> read_lines(const std::string& path) {
+    std::ifstream f(path);
+    REQUIRE(f.good());
+    std::vector<std::string> out;
+    for (std::string l; std::getline(f, l);) out.push_back(l);
+    return out;
+}
+
+std::string unescape(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == 't' || s[i + 1] == 'n')) {
+            out += s[++i] == 't' ? '\t' : '\n';
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+const char* const kVariants[] = {"uncased", "cased"};
+
+// The fixture's batch run through tfm: inputs from the pairs file, one padded batch.
+struct Run {
+    TokenBatch batch;
+    std::vector<std::int64_t> segments;
+    std::vector<float> x;  // [B*S,D]
+};
+
+Run run(const BertDir& md, const std::vector<std::string>& pairs) {
+    Run r;
+    std::vector<BertInput> inputs;
+    for (const std::string& p : pairs) {
+        const std::size_t tab = p.find('\t');
+        const std::string a = p.substr(0, tab);
+        const std::string b = tab == std::string::npos ? "" : p.substr(tab + 1);
+        const std::string_view bv = b;
+        inputs.push_back(bert_input(md.tokenizer, a, tab == std::string::npos ? nullptr : &bv,
+                                    md.model.config.max_positions));
+    }
+    std::vector<std::vector<std::int64_t>> ids;
+    for (const auto& in : inputs) ids.push_back(in.ids);
+    r.batch = make_token_batch(ids, md.tokenizer.pad_id());
+    r.segments.assign(r.batch.batch * r.batch.len, 0);
+    for (std::size_t b = 0; b < inputs.size(); ++b)
+        std::copy(inputs[b].segments.begin(), inputs[b].segments.end(), r.segments.begin() + long(b * r.batch.len));
+    EncoderWorkspace ws;
+    bert_forward(r.x, md.model, r.batch, r.segments, ws);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("bert: WordPiece gives the reference tokenizer's pieces on tricky text") {
+    for (const char* name : kVariants) {
+        CAPTURE(name);
+        const BertDir md = load_bert_dir(golden(std::string("bert_") + name));
+        for (const std::string& row : read_lines(golden(std::string("bert_") + name + "_lines.tsv"))) {
+            const std::size_t tab = row.rfind('\t');
+            REQUIRE(tab != std::string::npos);
+            const std::string text = unescape(row.substr(0, tab));
+            CAPTURE(text);
+            const auto want = parse_integers(row.substr(tab + 1));
+            REQUIRE(want);
+            CHECK(md.tokenizer.encode(text) == *want);
+        }
+    }
+}
+
+TEST_CASE("bert: token vectors and pooled vectors match PyTorch, pairs and padding included") {
+    for (const char* name : kVariants) {
+        CAPTURE(name);
+        const BertDir md = load_bert_dir(golden(std::string("bert_") + name));
+        CHECK(md.model.pooler.has_value() == (std::string(name) == "uncased"));
+        auto io = tfm_test::read_file(golden(std::string("bert_") + name + "_io.npy"));
+        REQUIRE(io.size() == 7);
+        const IdArray ids = as_ids(io[0]), segments = as_ids(io[1]), lengths = as_ids(io[2]);
+        const FloatArray hidden = as_float(io[3]);
+        const Run r = run(md, read_lines(golden(std::string("bert_") + name + "_pairs.tsv")));
+        REQUIRE(r.batch.batch == ids.shape(0));
+        REQUIRE(r.batch.len == ids.shape(1));
+        const std::size_t d = md.model.config.d_model, s = r.batch.len;
+        for (std::size_t b = 0; b < r.batch.batch; ++b) {
+            CAPTURE(b);
+            REQUIRE(r.batch.lengths[b] == std::size_t(lengths(b)));
+            for (std::size_t i = 0; i < s; ++i) {
+                CHECK(r.batch.ids[b * s + i] == ids(b, i));
+                CHECK(r.segments[b * s + i] == segments(b, i));
+            }
+            for (std::size_t i = 0; i < r.batch.lengths[b]; ++i)
+                for (std::size_t j = 0; j < d; ++j)
+                    REQUIRE(r.x[(b * s + i) * d + j] == doctest::Approx(hidden(b, i, j)).epsilon(1e-4).scale(1));
+            const BertPooling kinds[] = {BertPooling::Cls, BertPooling::Mean, BertPooling::Pooler};
+            for (std::size_t k = 0; k < 3; ++k) {
+                if (kinds[k] == BertPooling::Pooler && !md.model.pooler) {
+                    std::vector<float> v(d);
+                    CHECK_THROWS_AS(pool(v.data(), mat(r.x.data() + b * s * d, r.batch.lengths[b], d), md.model, kinds[k]),
+                                    UsageError);
+                    continue;
+                }
+                const FloatArray want = as_float(io[4 + k]);
+                std::vector<float> v(d);
+                pool(v.data(), mat(r.x.data() + b * s * d, r.batch.lengths[b], d), md.model, kinds[k]);
+                for (std::size_t j = 0; j < d; ++j) CHECK(v[j] == doctest::Approx(want(b, j)).epsilon(1e-4).scale(1));
+            }
+        }
+        // Alone, each sequence gives what it gave in the padded batch.
+        const auto pairs = read_lines(golden(std::string("bert_") + name + "_pairs.tsv"));
+        for (std::size_t b = 0; b < pairs.size(); ++b) {
+            const Run one = run(md, {pairs[b]});
+            for (std::size_t i = 0; i < one.batch.len * d; ++i)
+                REQUIRE(one.x[i] == doctest::Approx(r.x[b * s * d + i]).epsilon(1e-5).scale(1));
+        }
+    }
+}
+
+TEST_CASE("bert: inputs are cut longest side first, and an empty line is an empty input") {
+    const BertDir md = load_bert_dir(golden("bert_uncased"));
+    const WordPiece& tok = md.tokenizer;
+    const std::string_view b = "unbelievable unhappiness antidisestablishmentarianism";
+    BertInput in = bert_input(tok, "a b c d e f g h", &b, 12);
+    CHECK(in.truncated);
+    CHECK(in.ids.size() == 12);
+    CHECK(in.ids.front() == tok.cls_id());
+    CHECK(in.ids.back() == tok.sep_id());
+    CHECK(std::count(in.ids.begin(), in.ids.end(), tok.sep_id()) == 2);
+    CHECK(in.full_length > 12);
+    in = bert_input(tok, "", nullptr, 40);
+    CHECK(in.ids.empty());
+    in = bert_input(tok, "a b c d e", nullptr, 40, 4);  // --max-input-length 4: [CLS] a b [SEP]
+    CHECK(in.ids.size() == 4);
+    CHECK(in.truncated);
+}
+
+TEST_CASE("bert: bad model directories are clear errors") {
+    tfm_test::TempDir dir;
+    const std::string src = golden("bert_uncased");
+    auto copy = [&](const std::string& file) {
+        std::system(("cp '" + src + "/" + file + "' '" + dir.path + "/'").c_str());
+    };
+    copy("config.json");
+    copy("model.safetensors");
+    CHECK(is_bert_dir(dir.path));
+    CHECK_THROWS_WITH_AS(load_bert_dir(dir.path), doctest::Contains("missing vocab.txt"), Error);
+    copy("vocab.txt");
+    CHECK_NOTHROW(load_bert_dir(dir.path));
+    std::ofstream(dir.file("vocab.txt")) << "[PAD]\n[UNK]\n[CLS]\n";
+    CHECK_THROWS_WITH_AS(load_bert_dir(dir.path), doctest::Contains("no [SEP] piece"), Error);
+    copy("vocab.txt");
+    std::ofstream(dir.file("config.json")) << R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 3,
+        "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 198, "max_position_embeddings": 40})";
+    CHECK_THROWS_WITH_AS(load_bert_dir(dir.path), doctest::Contains("encoder.layer.2"), Error);
+    std::ofstream(dir.file("config.json")) << R"({"model_type": "bert", "hidden_size": 30, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 198, "max_position_embeddings": 40})";
+    CHECK_THROWS_WITH_AS(load_bert_dir(dir.path), doctest::Contains("not divisible"), Error);
+    std::ofstream(dir.file("config.json")) << R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 198, "max_position_embeddings": 40,
+        "hidden_act": "relu"})";
+    CHECK_THROWS_WITH_AS(load_bert_dir(dir.path), doctest::Contains("hidden_act"), Error);
+}
