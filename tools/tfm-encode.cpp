@@ -11,19 +11,26 @@
 #include "common/checks.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
+#include "common/bert_lines.hpp"
+#include "tfm/decode/bert_encoder.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/io/stream.hpp"
 
 int main(int argc, char** argv) {
-    tfm::tool::Tool tool("tfm-encode", "Encode text lines with a Transformer encoder: one memory [S,D] per line.",
+    tfm::tool::Tool tool("tfm-encode",
+        "Encode text lines with a Transformer encoder (a translation model's, or a BERT-layout model): one record "
+        "[S,D] of token vectors per line, or with --pool one sentence vector [D].",
         "  echo 'ein Haus am See' | tfm-encode -m model | tfm-decode -m model\n"
         "  tfm-encode -m model < src.txt > memory.npy\n"
         "  tfm-encode -m model --attention-out attn.npy --attention-layers 5 < one.txt > /dev/null\n"
-        "  echo 'Ein Hund rennt.' | tfm-encode --attention-out - --pieces-out tok.txt | tfm-plot -o att.svg --labels tok.txt\n");
+        "  echo 'Ein Hund rennt.' | tfm-encode --attention-out - --pieces-out tok.txt | tfm-plot -o att.svg --labels tok.txt\n"
+        "  tfm-encode -m bert-dir --pool mean < corpus.txt > corpus.npy      # sentence vectors\n"
+        "  paste a.txt b.txt | tfm-encode -m bert-dir --pairs --pool cls > pairs.npy\n");
     CLI::App& app = tool.app();
     std::string target_lang, model_dir, attention_out, layers_spec = "all", pieces_out;
-    bool ids = false, strict = false;
+    bool ids = false, strict = false, pairs = false;
+    std::string pool;
     std::size_t max_input = 0;
     std::size_t batch = 32, window = 0;
     int threads = 0;
@@ -43,12 +50,30 @@ int main(int argc, char** argv) {
         ->check(tfm::tool::in_range(1, tfm::tool::kMaxWindow));
     app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")
         ->check(tfm::tool::in_range(1, tfm::tool::kMaxThreads));
+    app.add_option("--pool", pool,
+                   "One sentence vector [D] per line instead of the token vectors: cls (the first token's), mean "
+                   "(over the line's tokens), or pooler (BERT's tanh(W h_CLS + b))")
+        ->check(CLI::IsMember({"cls", "mean", "pooler"}));
+    app.add_flag("--pairs", pairs, "BERT models: each line is two texts separated by a tab, segments 0 and 1");
     tool.add_format_flags();
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(threads);
-        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
-        const tfm::ModelConfig& c = md.model.config;
+        const std::string dir = tfm::tool::model_dir_or_default(model_dir);
+        const bool bert = tfm::is_bert_dir(dir);
+        if (!bert && pairs) throw tfm::UsageError("--pairs is for BERT-layout models (segments 0 and 1)");
+        if (bert && ids) throw tfm::UsageError("--ids is not for BERT-layout models: give text");
+        if (bert && !target_lang.empty()) throw tfm::UsageError("--target-lang is for multi-target translation models");
+        std::optional<tfm::ModelDir> md;
+        std::optional<tfm::BertDir> bd;
+        if (bert) bd.emplace(tfm::load_bert_dir(dir));
+        else md.emplace(tfm::load_model_dir(dir));
+        const tfm::ModelConfig& c = bert ? bd->model.config : md->model.config;
+        const tfm::Linear* pooler = bert && bd->model.pooler ? &*bd->model.pooler : nullptr;
+        std::optional<tfm::BertPooling> pooling;
+        if (!pool.empty()) pooling = tfm::parse_pooling(pool);
+        if (pooling == tfm::BertPooling::Pooler && !pooler)
+            throw tfm::UsageError("--pool pooler: this model has no pooler weights (use cls or mean)");
         std::optional<tfm::EncodedCapture> capture;
         std::optional<tfm::Output> att_out;
         std::optional<tfm::TensorWriter> att_writer;
@@ -75,21 +100,46 @@ int main(int argc, char** argv) {
         tfm::TensorWriter writer(out, tool.output_format());
         tfm::TensorWriter& att_to = att_writer ? *att_writer : writer;  // "-": attention on stdout
         const bool memories_out = attention_out != "-";
-        tfm::tool::SourceReader reader{in, md.tokenizer, c, ids, strict, [&](const std::string& w) { tool.warn(w); }};
-        reader.prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
-        reader.max_tokens = max_input;
+        auto warn = [&](const std::string& w) { tool.warn(w); };
+        std::optional<tfm::tool::SourceReader> reader;
+        std::optional<tfm::tool::BertReader> bert_reader;
+        if (bert) {
+            bert_reader.emplace(in, bd->tokenizer, c.max_positions, pairs, strict, max_input, warn);
+        } else {
+            reader.emplace(in, md->tokenizer, c, ids, strict, warn);
+            reader->prefix = tfm::tool::target_lang_prefix(md->tokenizer, target_lang);
+            reader->max_tokens = max_input;
+        }
+        const std::size_t w = window ? window : 8 * batch;
         for (;;) {
-            auto sources = reader.next_window(window ? window : 8 * batch);
+            // The window's token ids and their records: memories [S,D] (and attention).
+            std::vector<std::vector<std::int64_t>> sources;
+            std::vector<xt::xtensor<float, 2>> memories;
+            if (bert) {
+                const auto inputs = bert_reader->next_window(w);
+                for (const auto& input : inputs) sources.push_back(input.ids);
+                if (!inputs.empty())
+                    memories = tfm::encode_bert(bd->model, inputs, bd->tokenizer.pad_id(), batch, capture ? &*capture : nullptr);
+            } else {
+                sources = reader->next_window(w);
+                if (!sources.empty()) memories = tfm::encode_sources(md->model, sources, batch, capture ? &*capture : nullptr);
+            }
             if (sources.empty()) break;
-            auto memories = tfm::encode_sources(md.model, sources, batch, capture ? &*capture : nullptr);
             for (std::size_t i = 0; i < memories.size(); ++i) {
-                if (memories_out) writer.write(memories[i]);
+                if (memories_out && pooling) {  // one [D] vector per line; [0] for an empty line
+                    const auto& m = memories[i];
+                    auto v = xt::xtensor<float, 1>::from_shape({m.shape(0) ? c.d_model : 0});
+                    if (m.shape(0)) tfm::pool(v.data(), tfm::mat(m.data(), m.shape(0), c.d_model), *pooling, pooler);
+                    writer.write(v);
+                } else if (memories_out) {
+                    writer.write(memories[i]);
+                }
                 if (capture)
-                    for (const auto& w : capture->weights[i]) att_to.write(w);
+                    for (const auto& wt : capture->weights[i]) att_to.write(wt);
                 if (pieces) {
                     std::string line;
                     for (std::size_t j = 0; j < sources[i].size(); ++j)
-                        line += (j ? " " : "") + md.tokenizer.source_piece(sources[i][j]);
+                        line += (j ? " " : "") + (bert ? bd->tokenizer.piece(sources[i][j]) : md->tokenizer.source_piece(sources[i][j]));
                     for (std::size_t k = 0; k < (capture ? capture->weights[i].size() : 1); ++k) pieces->write(line + "\n");
                 }
             }

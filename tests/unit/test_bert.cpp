@@ -110,13 +110,13 @@ TEST_CASE("bert: token vectors and pooled vectors match PyTorch, pairs and paddi
             for (std::size_t k = 0; k < 3; ++k) {
                 if (kinds[k] == BertPooling::Pooler && !md.model.pooler) {
                     std::vector<float> v(d);
-                    CHECK_THROWS_AS(pool(v.data(), mat(r.x.data() + b * s * d, r.batch.lengths[b], d), md.model, kinds[k]),
+                    CHECK_THROWS_AS(pool(v.data(), mat(r.x.data() + b * s * d, r.batch.lengths[b], d), kinds[k], md.model.pooler ? &*md.model.pooler : nullptr),
                                     UsageError);
                     continue;
                 }
                 const FloatArray want = as_float(io[4 + k]);
                 std::vector<float> v(d);
-                pool(v.data(), mat(r.x.data() + b * s * d, r.batch.lengths[b], d), md.model, kinds[k]);
+                pool(v.data(), mat(r.x.data() + b * s * d, r.batch.lengths[b], d), kinds[k], md.model.pooler ? &*md.model.pooler : nullptr);
                 for (std::size_t j = 0; j < d; ++j) CHECK(v[j] == doctest::Approx(want(b, j)).epsilon(1e-4).scale(1));
             }
         }

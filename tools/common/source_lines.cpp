@@ -38,16 +38,9 @@ void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::s
         } catch (const Error& e) {
             throw Error("line " + std::to_string(lines_read) + ": " + e.what());
         }
-        if (s.truncated) {
-            const bool model = !max_tokens || max_tokens >= config.max_positions;
-            const std::size_t cap = s.ids.size();
-            std::string what = "line " + std::to_string(lines_read) + ": " + std::to_string(s.full_length) +
-                               " tokens, more than " +
-                               (model ? "the model's " + std::to_string(cap) + " positions"
-                                      : "--max-input-length " + std::to_string(cap));
-            if (strict) throw Error(what);
-            warn(what + "; cut to " + std::to_string(cap));
-        }
+        if (s.truncated)
+            report_cut(lines_read, s.full_length, s.ids.size(), !max_tokens || max_tokens >= config.max_positions, strict,
+                       warn);
         if (spell) {  // one per id; a cut source ends with eos, which has no spelling
             spelt.resize(s.ids.size());
             if (!spelt.empty()) spelt.back() = {};
@@ -55,6 +48,15 @@ void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::s
         }
         out.push_back(std::move(s.ids));
     }
+}
+
+void report_cut(std::size_t line, std::size_t full, std::size_t cap, bool by_model, bool strict,
+                const std::function<void(const std::string&)>& warn) {
+    const std::string what = "line " + std::to_string(line) + ": " + std::to_string(full) + " tokens, more than " +
+                             (by_model ? "the model's " + std::to_string(cap) + " positions"
+                                       : "--max-input-length " + std::to_string(cap));
+    if (strict) throw Error(what);
+    warn(what + "; cut to " + std::to_string(cap));
 }
 
 void add_input_limit_options(CLI::App& app, std::size_t& max_tokens, bool& strict) {

@@ -41,6 +41,11 @@ private:
     void read_into(std::vector<std::vector<std::int64_t>>& out, std::size_t window);
 };
 
+// Line `line` cut from `full` tokens to `cap` (the model's positions when by_model, else
+// --max-input-length): a warning, or with strict an Error.
+void report_cut(std::size_t line, std::size_t full, std::size_t cap, bool by_model, bool strict,
+                const std::function<void(const std::string&)>& warn);
+
 // --max-input-length N and --strict: how long a source may be, and whether a longer one is
 // cut (with a warning) or refused.
 void add_input_limit_options(CLI::App& app, std::size_t& max_tokens, bool& strict);

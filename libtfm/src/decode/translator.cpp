@@ -110,41 +110,51 @@ void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const Tok
 
 }  // namespace
 
+void prepare_records(std::vector<xt::xtensor<float, 2>>& out, const std::vector<std::size_t>& lengths, std::size_t d,
+                     std::size_t heads, EncodedCapture* capture) {
+    out.assign(lengths.size(), {});
+    for (std::size_t i = 0; i < lengths.size(); ++i)
+        if (lengths[i] == 0) out[i] = xt::xtensor<float, 2>::from_shape({0, d});
+    if (!capture) return;
+    capture->weights.assign(lengths.size(), {});  // an empty source gets its records too: [H,0,0] per layer
+    for (std::size_t i = 0; i < lengths.size(); ++i)
+        if (lengths[i] == 0)
+            for (std::size_t l = 0; l < capture->layers.size(); ++l)
+                capture->weights[i].push_back(xt::xtensor<float, 3>::from_shape({heads, 0, 0}));
+}
+
+void batch_records(std::vector<xt::xtensor<float, 2>>& out, const std::vector<float>& x, const TokenBatch& src,
+                   const std::vector<std::size_t>& idx, std::size_t d, std::size_t heads, const AttentionCapture* cap,
+                   EncodedCapture* capture) {
+    const std::size_t s = src.len;
+    for (std::size_t b = 0; b < idx.size(); ++b) {
+        const std::size_t len = src.lengths[b];
+        auto& mem = out[idx[b]];
+        mem = xt::xtensor<float, 2>::from_shape({len, d});
+        std::copy(x.data() + b * s * d, x.data() + (b * s + len) * d, mem.data());
+        if (!capture || !cap) continue;
+        for (const auto& w : cap->weights) {  // [B,H,S,S] -> [H,len,len]
+            auto one = xt::xtensor<float, 3>::from_shape({heads, len, len});
+            for (std::size_t h = 0; h < heads; ++h)
+                for (std::size_t i = 0; i < len; ++i)
+                    std::copy_n(w.data() + ((b * heads + h) * s + i) * s, len, one.data() + (h * len + i) * len);
+            capture->weights[idx[b]].push_back(std::move(one));
+        }
+    }
+}
+
 std::vector<xt::xtensor<float, 2>> encode_sources(const Model& m, const std::vector<std::vector<std::int64_t>>& sources,
                                                   std::size_t batch_size, EncodedCapture* capture) {
-    const std::size_t d = m.config.d_model;
-    std::vector<xt::xtensor<float, 2>> out(sources.size());
-    for (std::size_t i = 0; i < sources.size(); ++i)
-        if (sources[i].empty()) out[i] = xt::xtensor<float, 2>::from_shape({0, d});
-    if (capture) {  // an empty source gets its records too: [H,0,0] per layer
-        capture->weights.assign(sources.size(), {});
-        for (std::size_t i = 0; i < sources.size(); ++i)
-            if (sources[i].empty())
-                for (std::size_t l = 0; l < capture->layers.size(); ++l)
-                    capture->weights[i].push_back(xt::xtensor<float, 3>::from_shape({m.config.encoder_heads, 0, 0}));
-    }
+    const std::size_t d = m.config.d_model, heads = m.config.encoder_heads;
+    std::vector<xt::xtensor<float, 2>> out;
+    prepare_records(out, sizes(sources), d, heads, capture);
     EncoderWorkspace ws;
-    xt::xtensor<float, 2> memory;
     for (const auto& idx : length_batches(sizes(sources), batch_size)) {
         TokenBatch src = gather(sources, idx, m.config.pad_id);
         AttentionCapture cap;
         if (capture) cap.layers = capture->layers;
-        encoder_forward(memory, m, src, ws, capture ? &cap : nullptr);
-        const std::size_t heads = m.config.encoder_heads, s = src.len;
-        for (std::size_t b = 0; b < idx.size(); ++b) {
-            const std::size_t len = src.lengths[b];
-            auto& mem = out[idx[b]];
-            mem = xt::xtensor<float, 2>::from_shape({len, d});
-            std::copy(memory.data() + b * s * d, memory.data() + (b * s + len) * d, mem.data());
-            if (!capture) continue;
-            for (const auto& w : cap.weights) {  // [B,H,S,S] -> [H,len,len]
-                auto one = xt::xtensor<float, 3>::from_shape({heads, len, len});
-                for (std::size_t h = 0; h < heads; ++h)
-                    for (std::size_t i = 0; i < len; ++i)
-                        std::copy_n(w.data() + ((b * heads + h) * s + i) * s, len, one.data() + (h * len + i) * len);
-                capture->weights[idx[b]].push_back(std::move(one));
-            }
-        }
+        encoder_stack(ws.x, m, src, ws, capture ? &cap : nullptr);
+        batch_records(out, ws.x, src, idx, d, heads, &cap, capture);
     }
     return out;
 }

@@ -190,7 +190,7 @@ BertPooling parse_pooling(const std::string& name) {
     throw UsageError("unknown pooling '" + name + "' (cls, mean, pooler)");
 }
 
-void pool(float* out, ConstMat h, const BertModel& m, BertPooling how) {
+void pool(float* out, ConstMat h, BertPooling how, const Linear* pooler) {
     const std::size_t d = h.cols;
     if (h.rows == 0) throw Error("pooling an empty sequence");
     switch (how) {
@@ -205,8 +205,8 @@ void pool(float* out, ConstMat h, const BertModel& m, BertPooling how) {
             return;
         }
         case BertPooling::Pooler:
-            if (!m.pooler) throw UsageError("--pool pooler: this model has no pooler weights (pooler.dense)");
-            linear_forward(mat(out, 1, d), h.rows_range(0, 1), *m.pooler);
+            if (!pooler) throw UsageError("--pool pooler: this model has no pooler weights (pooler.dense)");
+            linear_forward(mat(out, 1, d), h.rows_range(0, 1), *pooler);
             tanh_inplace(out, d);
             return;
     }

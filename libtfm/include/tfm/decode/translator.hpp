@@ -65,6 +65,16 @@ struct EncodedCapture {
 std::vector<xt::xtensor<float, 2>> encode_sources(const Model& m, const std::vector<std::vector<std::int64_t>>& sources,
                                                   std::size_t batch_size, EncodedCapture* capture = nullptr);
 
+// The records of one encoded batch (encode_sources and BERT's encode_bert alike): out[idx[b]]
+// is sequence b's rows [len_b,D] of x [B*S,D], and with capture its weights [H,len_b,len_b]
+// per capture layer from cap's [B,H,S,S]; empty sources get [0,D] and [H,0,0] (prepare_records
+// sets that up once).
+void prepare_records(std::vector<xt::xtensor<float, 2>>& out, const std::vector<std::size_t>& lengths, std::size_t d,
+                     std::size_t heads, EncodedCapture* capture);
+void batch_records(std::vector<xt::xtensor<float, 2>>& out, const std::vector<float>& x, const TokenBatch& src,
+                   const std::vector<std::size_t>& idx, std::size_t d, std::size_t heads, const AttentionCapture* cap,
+                   EncodedCapture* capture);
+
 // Search over memories [S_i,D]; an empty memory gives one empty hypothesis.
 std::vector<std::vector<Hypothesis>> decode_memories(const Model& m, const std::vector<xt::xtensor<float, 2>>& memories,
                                                      const DecodeOptions& opt);

@@ -61,8 +61,8 @@ void bert_forward(std::vector<float>& x, const BertModel& m, const TokenBatch& s
 enum class BertPooling { Cls, Mean, Pooler };
 BertPooling parse_pooling(const std::string& name);  // cls | mean | pooler
 // One sentence vector [D] from a sequence's states h [S,D] (S > 0): h[0], the mean over its
-// rows, or the pooler's tanh(W h[0] + b) (an error when the model has none).
-void pool(float* out, ConstMat h, const BertModel& m, BertPooling how);
+// rows, or the pooler's tanh(W h[0] + b) (a usage error without one).
+void pool(float* out, ConstMat h, BertPooling how, const Linear* pooler);
 
 struct BertDir {
     std::string path, weights;
