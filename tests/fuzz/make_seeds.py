@@ -46,6 +46,9 @@ write("model_dir", "spm", b"\x02" + b"\x0a\x05hello")
 for name, text in {"plain": "ka lo mi\nHaus Hund\n".encode(), "bytes": b"ka\xff\xfe lo\r\n\x00nu\n\n   \n",
                    "long": ("ka " * 200).encode(), "unicode": "über naïve Straße — 東京\n".encode()}.items():
     write("text_lines", name, text)
+    write("wordpiece", name, text)
+write("wordpiece", "bert", "Café déjà vu\t中文字符 über dogs\n".encode() + b"Supercalifragilistic" * 8 +
+      b"\n\x01\x7f\xe2\x80\x8b a\xcc\x81 \xff\xfe\t\t\n")
 
 # PyTorch checkpoints (torch.save's own files, made by tests/golden/make_torch_golden.py) and
 # the start of a legacy one.
