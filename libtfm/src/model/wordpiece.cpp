@@ -47,6 +47,18 @@ std::string mapped(const std::string& s, int options) {
     return std::string(reinterpret_cast<const char*>(out), std::size_t(n));
 }
 
+// The parts of s between separators (empty ones included).
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < s.size();) {
+        std::size_t end = s.find(sep, at);
+        if (end == std::string::npos) end = s.size();
+        out.push_back(s.substr(at, end - at));
+        at = end + 1;
+    }
+    return out;
+}
+
 bool is_whitespace(std::int32_t c) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') return true;
     return utf8proc_category(c) == UTF8PROC_CATEGORY_ZS;
@@ -94,17 +106,12 @@ WordPiece::WordPiece(std::vector<std::string> pieces, const WordPieceOptions& op
 WordPiece WordPiece::load(const std::string& path, const WordPieceOptions& opt) {
     const std::string text = read_regular_file(path, std::size_t(64) << 20);
     std::vector<std::string> pieces;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        std::size_t end = text.find('\n', at);
-        if (end == std::string::npos) end = text.size();
-        std::string line = text.substr(at, end - at);
+    for (std::string& line : split(text, '\n')) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         std::size_t bad = 0;
         std::string clean = sanitize_utf8(line, &bad);
         if (bad) throw Error(path + ": line " + std::to_string(pieces.size() + 1) + " is not valid UTF-8");
         pieces.push_back(std::move(clean));
-        at = end + 1;
     }
     if (pieces.empty()) throw Error(path + ": no pieces");
     return WordPiece(std::move(pieces), opt, path);
@@ -138,12 +145,7 @@ std::vector<std::string> WordPiece::words(std::string_view text) const {
     clean = mapped(clean, UTF8PROC_COMPOSE);
     const bool strip = opt_.strip_accents < 0 ? opt_.lower_case : opt_.strip_accents == 1;
     std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at < clean.size()) {
-        std::size_t end = clean.find(' ', at);
-        if (end == std::string::npos) end = clean.size();
-        std::string token = clean.substr(at, end - at);
-        at = end + 1;
+    for (std::string& token : split(clean, ' ')) {
         if (token.empty()) continue;
         if (opt_.lower_case) {
             std::string lower;
