@@ -72,6 +72,8 @@ expect_status 2 "one file without --corpus" -- tfm-similar big.npy
 # attention of a BERT layer, drawn
 expect_status 0 "attention heatmap" -- bash -c 'tfm-encode -m uncased --attention-out - --attention-layers 1 --pieces-out tok.txt < single.txt | tfm-plot -o att.svg --labels tok.txt'
 [ -s att.svg ] && grep -q 'CLS' att.svg && ok || fail "heatmap: $(head -c 200 err)"
+expect_status 1 "tfm-translate with a BERT model" -- tfm-translate -m uncased < single.txt
+expect_err "has no decoder to translate with: tfm-encode runs it" "translate message"
 # bad model directories
 rm uncased/vocab.txt
 expect_status 1 "no vocab.txt" -- tfm-encode -m uncased < single.txt

@@ -53,7 +53,9 @@ ModelConfig load_config(const std::string& path) {
     if (!j.is_object()) throw Error(path + ": not a JSON object");
     ModelConfig c;
     std::string type = text_key(j, "model_type", "marian", path);
-    if (type != "marian") throw Error(path + ": model_type " + json_excerpt(type) + " is not supported (marian)");
+    if (type == "bert")
+        throw Error(path + ": a BERT-family encoder (model_type \"bert\") has no decoder to translate with: tfm-encode runs it");
+    if (type != "marian") throw Error(path + ": model_type " + json_excerpt(type) + " is not supported (marian, or bert for tfm-encode)");
     c.d_model = size_key(j, "d_model", kMaxModelDim, path);
     c.encoder_layers = size_key(j, "encoder_layers", kMaxLayers, path);
     c.decoder_layers = size_key(j, "decoder_layers", kMaxLayers, path);
