@@ -2,6 +2,7 @@
 // two streams, or the k nearest records of a corpus to each query (brute force over sgemm), so
 // that `tfm-encode --pool mean < corpus | ...` makes a semantic search from the shell.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,6 +30,11 @@ public:
             fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
             if (fd < 0) throw tfm::Error(path + ": " + std::strerror(errno));
             owned_ = fd;
+            struct stat st {};
+            if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+                ::close(fd);
+                throw tfm::Error(path + ": a directory, not a stream of vectors");
+            }
         }
         in_ = std::make_unique<tfm::Input>(fd, name_);
         reader_ = std::make_unique<tfm::TensorReader>(*in_);

@@ -69,6 +69,8 @@ head -3 in.txt > three.txt
 expect_status 1 "--text of another length" -- bash -c 'tfm-similar --corpus big.npy --text three.txt < big.npy'
 expect_status 1 "streams of different lengths" -- bash -c 'tfm-similar big.npy single.npy'
 expect_status 2 "one file without --corpus" -- tfm-similar big.npy
+expect_status 1 "a directory as the corpus" -- bash -c 'tfm-similar --corpus . < big.npy'
+expect_err "a directory, not a stream of vectors" "directory message"
 # attention of a BERT layer, drawn
 expect_status 0 "attention heatmap" -- bash -c 'tfm-encode -m uncased --attention-out - --attention-layers 1 --pieces-out tok.txt < single.txt | tfm-plot -o att.svg --labels tok.txt'
 [ -s att.svg ] && grep -q 'CLS' att.svg && ok || fail "heatmap: $(head -c 200 err)"
