@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/checks.hpp"
+#include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
 #include "common/source_lines.hpp"
 #include "common/tool.hpp"
@@ -67,7 +68,7 @@ std::vector<std::int64_t> ids_line(const std::string& line, std::size_t vocab, s
     return *parsed;
 }
 
-std::string format_score(const tfm::TargetScore& s, bool normalize, bool tokens) {
+std::string format_score(const tfm::TargetScore& s, bool normalize, bool tokens, const std::string& alignment) {
     char buf[64];
     const double v = normalize ? s.logprob / double(s.token_logprobs.size()) : s.logprob;
     std::snprintf(buf, sizeof buf, "%.6f", v);
@@ -79,6 +80,8 @@ std::string format_score(const tfm::TargetScore& s, bool normalize, bool tokens)
             out += buf;
         }
     }
+    if (!alignment.empty())  // the target's tokens without eos
+        out += " ||| " + tfm::tool::alignment_text(s.attention, s.token_logprobs.size() - 1, alignment);
     return out + "\n";
 }
 
@@ -88,13 +91,16 @@ int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-score", "Score translations: the model's log-probability of each target given its source.",
         "  tfm-score -m model test.de test.en > scores.txt\n"
         "  paste src.txt tgt.txt | tfm-score -m model --normalize | paste - src.txt tgt.txt | sort -g | head\n"
-        "  tfm-score -m model --tokens src.txt hyp.txt    # each token's log-probability after a tab\n");
+        "  tfm-score -m model --tokens src.txt hyp.txt    # each token's log-probability after a tab\n"
+        "  tfm-score -m model --alignment hard src.txt ref.txt   # 'score ||| 0-0 1-2 ...' (forced alignment)\n");
     CLI::App& app = tool.app();
     std::string model_dir, target_lang, source = "-", target;
     bool normalize = false, tokens = false, ids = false;
     std::size_t batch = 32, window = 0;
     int threads = 0;
+    tfm::tool::AlignmentFlags alignment;
     tfm::tool::add_model_option(app, model_dir);
+    tfm::tool::add_alignment_flags(app, alignment);
     tfm::tool::add_target_lang_option(app, target_lang);
     app.add_option("source", source, "Source lines (gzip ok); without TARGET: 'source<TAB>target' lines (default: stdin)");
     app.add_option("target", target, "Target lines, line-aligned with SOURCE");
@@ -111,6 +117,7 @@ int main(int argc, char** argv) {
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
         const tfm::ModelConfig& c = md.model.config;
         const std::string prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
+        const auto attention = alignment.attention();
         PairReader reader(source, target);
         tfm::Output out(STDOUT_FILENO);
         const std::size_t w = window ? window : 8 * batch;
@@ -144,7 +151,8 @@ int main(int argc, char** argv) {
                 bad = std::current_exception();
             }
             std::string text;
-            for (const auto& s : tfm::score_targets(md.model, srcs, tgts, batch)) text += format_score(s, normalize, tokens);
+            for (const auto& s : tfm::score_targets(md.model, srcs, tgts, batch, attention ? &*attention : nullptr))
+                text += format_score(s, normalize, tokens, alignment.mode);
             out.write(text);
             if (bad) std::rethrow_exception(bad);
         }

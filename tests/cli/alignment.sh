@@ -46,6 +46,15 @@ expect_status 0 "--alignment soft as text" -- tfm-translate --alignment soft < i
 awk -F' [|][|][|] ' 'NF != 2 { bad = 1 } $2 != "" { n = split($2, rows, " "); for (i = 1; i <= n; i++) {
     m = split(rows[i], w, ","); s = 0; for (j = 1; j <= m; j++) s += w[j]; if (s < 0.999 || s > 1.001) bad = 1 } }
     END { exit bad }' out && ok || fail "soft rows: $(head -c 300 out)"
+# forced alignment: tfm-score of the greedy output aligns as the search did
+expect_status 0 "greedy alignment" -- tfm-translate --beam 1 --alignment hard < in.de
+cp out greedy.al
+sed 's/ ||| .*//' greedy.al > greedy.en
+paste in.de greedy.en | awk -F'\t' '$1 != ""' > pairs.tsv
+expect_status 0 "tfm-score --alignment hard" -- tfm-score --alignment hard pairs.tsv
+[ "$(sed 's/.* ||| //' out)" = "$(grep -v '^ ||| $' greedy.al | sed 's/.* ||| //')" ] && ok \
+    || fail "scoring aligns otherwise: $(cat out) / $(cat greedy.al)"
+expect_status 2 "tfm-score --alignment-layer alone" -- tfm-score --alignment-layer 0 pairs.tsv
 # Moses n-best: index ||| text ||| features ||| score, best first
 expect_status 0 "n-best" -- tfm-translate --n-best 3 < in.de
 awk -F' [|][|][|] ' 'NF != 4 || $3 !~ /^F0= -?[0-9.]+ WordPenalty= -?[0-9]+$/ { bad = 1 }

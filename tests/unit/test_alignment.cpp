@@ -5,6 +5,7 @@
 
 #include "helpers.hpp"
 #include "tfm/decode/alignment.hpp"
+#include "tfm/decode/scorer.hpp"
 #include "tfm/decode/translator.hpp"
 #include "tfm/model/model_dir.hpp"
 
@@ -96,6 +97,31 @@ TEST_CASE("alignment: the same with other sentences in the batch, and beam searc
                 for (std::size_t s = 0; s < h.attention[t].size(); ++s)
                     CHECK(h.attention[t][s] == doctest::Approx(together[b][0].attention[t][s]).epsilon(1e-5).scale(1));
         }
+}
+
+TEST_CASE("alignment: scoring a hypothesis keeps the attention search kept for it") {
+    const Fixture f = load("pre_swish_halves");
+    for (const auto& choice : {DecodeOptions::Attention{-1, 0}, DecodeOptions::Attention{0, 3}}) {
+        DecodeOptions o = greedy_with_attention(choice.layer, choice.heads);
+        const auto hyps = translate_sources(f.model, f.sources, o);
+        std::vector<std::vector<std::int64_t>> targets;
+        for (const auto& h : hyps) {
+            targets.push_back(h[0].ids);
+            if (h[0].finished) targets.back().push_back(f.model.config.eos_id);
+        }
+        const auto scores = score_targets(f.model, f.sources, targets, 2, &choice);
+        for (std::size_t b = 0; b < hyps.size(); ++b) {
+            const auto& want = hyps[b][0].attention;
+            REQUIRE(scores[b].attention.size() == want.size());
+            for (std::size_t t = 0; t < want.size(); ++t) {
+                REQUIRE(scores[b].attention[t].size() == want[t].size());
+                for (std::size_t s = 0; s < want[t].size(); ++s)
+                    CHECK(scores[b].attention[t][s] == doctest::Approx(want[t][s]).epsilon(1e-5).scale(1));
+            }
+        }
+    }
+    const DecodeOptions::Attention bad{5, 0};
+    CHECK_THROWS_AS(score_targets(f.model, f.sources, {{3, 1}, {3, 1}, {3, 1}}, 2, &bad), UsageError);
 }
 
 TEST_CASE("alignment: layer and head choices are checked") {

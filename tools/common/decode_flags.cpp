@@ -10,6 +10,26 @@
 
 namespace tfm::tool {
 
+void add_alignment_flags(CLI::App& app, AlignmentFlags& f) {
+    f.app = &app;
+    app.add_option("--alignment", f.mode,
+                   "hard: 'source-target' token index pairs (Pharaoh, 0-based, eos left out) after ' ||| '; soft: each "
+                   "target token's attention over the source tokens")
+        ->check(CLI::IsMember({"hard", "soft"}));
+    app.add_option("--alignment-layer", f.layer,
+                   "Decoder layer whose encoder-decoder attention aligns: 0-based, negative from the last (default -1)")
+        ->check(in_range(-1024, 1023));
+    app.add_option("--alignment-heads", f.heads, "Average that layer's first N heads (default 0: all)")
+        ->check(in_range(0, kMaxDim));
+}
+
+std::optional<DecodeOptions::Attention> AlignmentFlags::attention(bool needed) const {
+    if (!mode.empty() || needed) return DecodeOptions::Attention{layer, heads};
+    if (app && (app->count("--alignment-layer") || app->count("--alignment-heads")))
+        throw UsageError("--alignment-layer and --alignment-heads choose the attention of --alignment (or --replace-unk)");
+    return std::nullopt;
+}
+
 void add_decode_flags(CLI::App& app, DecodeFlags& f) {
     f.app = &app;
     app.add_option("-b,--beam", f.beam, "Beam size (default 4, the paper's; 1: greedy)")->check(in_range(1, 1024));
@@ -48,15 +68,7 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f) {
                                      "number only, not on batches or threads");
     app.add_option("--prefix-file", f.prefix_file,
                    "Target prefixes, one line per input line: each output starts with its prefix (empty line: none)");
-    app.add_option("--alignment", f.alignment,
-                   "hard: 'source-target' token index pairs (Pharaoh, 0-based, eos left out) after ' ||| '; soft: each "
-                   "target token's attention over the source tokens")
-        ->check(CLI::IsMember({"hard", "soft"}));
-    app.add_option("--alignment-layer", f.alignment_layer,
-                   "Decoder layer whose encoder-decoder attention aligns: 0-based, negative from the last (default -1)")
-        ->check(in_range(-1024, 1023));
-    app.add_option("--alignment-heads", f.alignment_heads, "Average that layer's first N heads (default 0: all)")
-        ->check(in_range(0, kMaxDim));
+    add_alignment_flags(app, f.alignment);
     app.add_flag("--replace-unk", f.replace_unk,
                  "Write each generated <unk> as the source token it attends to most (as the source spells it)");
 }
@@ -88,9 +100,7 @@ DecodeOptions decode_options(const DecodeFlags& f) {
     o.max_len = f.max_len;
     o.batch_size = f.batch;
     if (o.search.sampling) o.search.beam = std::max(o.search.beam, o.search.n_best);
-    if (!f.alignment.empty() || f.replace_unk) o.attention = DecodeOptions::Attention{f.alignment_layer, f.alignment_heads};
-    else if (f.given("--alignment-layer") || f.given("--alignment-heads"))
-        throw UsageError("--alignment-layer and --alignment-heads choose the attention of --alignment or --replace-unk");
+    o.attention = f.alignment.attention(f.replace_unk);
     if (f.replace_unk && f.ids) throw UsageError("--replace-unk writes text; --ids writes ids");
     return o;
 }
@@ -166,26 +176,28 @@ std::string hypothesis_text(const Hypothesis& h, const Tokenizer& tok, const Dec
     });
 }
 
-// --alignment hard: "s-t" pairs; soft: per target token (eos included when generated) its
-// weights over the source, comma-separated.
-std::string alignment_text(const Hypothesis& h, const DecodeFlags& f) {
+}  // namespace
+
+std::string alignment_text(const std::vector<std::vector<float>>& rows, std::size_t tokens, const std::string& mode) {
     std::string s;
-    if (f.alignment == "hard") {
-        const std::vector<std::size_t> attended = attended_sources(h);
+    if (mode == "hard") {
+        const std::vector<std::size_t> attended = attended_sources(rows, tokens);
         for (std::size_t t = 0; t < attended.size(); ++t)
             s += (t ? " " : "") + std::to_string(attended[t]) + "-" + std::to_string(t);
         return s;
     }
-    for (std::size_t t = 0; t < h.attention.size(); ++t) {
+    for (std::size_t t = 0; t < rows.size(); ++t) {
         if (t) s += ' ';
-        for (std::size_t j = 0; j < h.attention[t].size(); ++j) s += (j ? "," : "") + number("%.6g", h.attention[t][j]);
+        for (std::size_t j = 0; j < rows[t].size(); ++j) s += (j ? "," : "") + number("%.6g", rows[t][j]);
     }
     return s;
 }
 
+namespace {
+
 Json alignment_json(const Hypothesis& h, const DecodeFlags& f) {
     Json a = Json::array();
-    if (f.alignment == "hard") {
+    if (f.alignment.mode == "hard") {
         const std::vector<std::size_t> attended = attended_sources(h);
         for (std::size_t t = 0; t < attended.size(); ++t) a.push_back({attended[t], t});
     } else {
@@ -206,7 +218,7 @@ Json hypothesis_json(const Hypothesis& h, const Tokenizer& tok, const DecodeFlag
     for (std::int64_t id : h.ids) pieces.push_back(tok.target_piece(id));
     j["tokens"] = std::move(pieces);
     j["token_logprobs"] = h.token_logprobs;
-    if (!f.alignment.empty()) j["alignment"] = alignment_json(h, f);
+    if (!f.alignment.mode.empty()) j["alignment"] = alignment_json(h, f);
     return j;
 }
 
@@ -226,7 +238,7 @@ std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& 
     }
     auto text = [&](const Hypothesis& h) {
         std::string t = hypothesis_text(h, tok, f, source);
-        return f.alignment.empty() ? t : t + " ||| " + alignment_text(h, f);
+        return f.alignment.mode.empty() ? t : t + " ||| " + alignment_text(h.attention, h.ids.size(), f.alignment.mode);
     };
     std::string out;
     if (f.n_best > 1) {

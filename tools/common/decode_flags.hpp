@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,22 @@
 
 namespace tfm::tool {
 
+// --alignment hard|soft, --alignment-layer L, --alignment-heads N (tfm-decode, tfm-translate,
+// tfm-score).
+struct AlignmentFlags {
+    std::string mode;     // "" | hard | soft
+    long layer = -1;      // decoder layer whose attention aligns (-1: the last)
+    std::size_t heads = 0;  // its first heads averaged (0: all)
+    const CLI::App* app = nullptr;
+    // The attention to keep (with --alignment or when needed), or none; --alignment-layer or
+    // --alignment-heads without a use is a usage error.
+    std::optional<DecodeOptions::Attention> attention(bool needed = false) const;
+};
+void add_alignment_flags(CLI::App& app, AlignmentFlags& f);
+// rows: per target token (eos's last when there) its attention over the source; tokens: the
+// target tokens without eos. hard: "s-t" pairs; soft: each row's weights, comma-separated.
+std::string alignment_text(const std::vector<std::vector<float>>& rows, std::size_t tokens, const std::string& mode);
+
 struct DecodeFlags {
     std::size_t beam = 4, n_best = 1, batch = 32, max_len = 0, min_len = 0, max_len_b = 50, window = 0;
     double max_len_a = 1.0, alpha = 0.6;
@@ -27,9 +44,7 @@ struct DecodeFlags {
     double sampling_topp = 1.0, temperature = 1.0;
     std::uint64_t seed = 0;
     std::string prefix_file;             // line-aligned target prefixes
-    std::string alignment;               // "" | hard | soft
-    long alignment_layer = -1;           // decoder layer whose attention aligns (-1: the last)
-    std::size_t alignment_heads = 0;     // its first heads averaged (0: all)
+    AlignmentFlags alignment;
     bool replace_unk = false;            // <unk> -> the source token attended most
     const CLI::App* app = nullptr;  // set by add_decode_flags: which flags the command line gave
     bool given(const char* flag) const { return app && app->count(flag) > 0; }

@@ -1,6 +1,7 @@
 #include "tfm/decode/scorer.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "tfm/base/error.hpp"
 #include "tfm/decode/translator.hpp"
@@ -16,7 +17,8 @@ constexpr std::size_t kRowsPerProjection = 256;  // output rows [256,V] computed
 // Scores pairs idx (one batch): out[idx[i]].
 void score_batch(const Model& m, const std::vector<std::vector<std::int64_t>>& sources,
                  const std::vector<std::vector<std::int64_t>>& targets, const std::vector<std::size_t>& idx,
-                 EncoderWorkspace& ews, DecoderWorkspace& dws, std::vector<TargetScore>& out) {
+                 EncoderWorkspace& ews, DecoderWorkspace& dws, CrossAttentionCapture* cross, std::size_t heads,
+                 std::vector<TargetScore>& out) {
     const ModelConfig& c = m.config;
     std::vector<std::vector<std::int64_t>> src_seqs, tgt_inputs;
     for (std::size_t i : idx) {
@@ -29,7 +31,19 @@ void score_batch(const Model& m, const std::vector<std::vector<std::int64_t>>& s
     xt::xtensor<float, 2> memory;
     encoder_forward(memory, m, src, ews);
     std::vector<float> states;  // [B*T,D]
-    decoder_stack(states, m, src, mat(memory.data(), memory.shape(0), c.d_model), tgt, dws);
+    decoder_stack(states, m, src, mat(memory.data(), memory.shape(0), c.d_model), tgt, dws, nullptr, nullptr, cross);
+    if (cross) {  // [B,H,T,S] -> per pair and target token, the first heads' mean over its source
+        const std::size_t h_all = c.decoder_heads, t_len = tgt.len, s_len = src.len;
+        for (std::size_t b = 0; b < idx.size(); ++b) {
+            auto& rows = out[idx[b]].attention;
+            rows.assign(tgt.lengths[b], std::vector<float>(src.lengths[b], 0.0f));
+            for (std::size_t h = 0; h < heads; ++h)
+                for (std::size_t t = 0; t < tgt.lengths[b]; ++t) {
+                    const float* w = cross->weights.data() + ((b * h_all + h) * t_len + t) * s_len;
+                    for (std::size_t j = 0; j < src.lengths[b]; ++j) rows[t][j] += w[j] / float(heads);
+                }
+        }
+    }
     // The rows that are real tokens, a chunk at a time: projection, log-softmax, the label's entry.
     struct Row {
         std::size_t pair, t;
@@ -67,8 +81,16 @@ void score_batch(const Model& m, const std::vector<std::vector<std::int64_t>>& s
 }  // namespace
 
 std::vector<TargetScore> score_targets(const Model& m, const std::vector<std::vector<std::int64_t>>& sources,
-                                       const std::vector<std::vector<std::int64_t>>& targets, std::size_t batch_size) {
+                                       const std::vector<std::vector<std::int64_t>>& targets, std::size_t batch_size,
+                                       const DecodeOptions::Attention* attention) {
     const ModelConfig& c = m.config;
+    std::optional<CrossAttentionCapture> cross;
+    std::size_t heads = 0;
+    if (attention) {
+        cross.emplace();
+        cross->layer = attention_layer(m, *attention);
+        heads = attention->heads ? attention->heads : c.decoder_heads;
+    }
     if (sources.size() != targets.size())
         throw Error("scoring: " + std::to_string(sources.size()) + " sources and " + std::to_string(targets.size()) +
                     " targets");
@@ -88,7 +110,8 @@ std::vector<TargetScore> score_targets(const Model& m, const std::vector<std::ve
     std::vector<TargetScore> out(sources.size());
     EncoderWorkspace ews;
     DecoderWorkspace dws;
-    for (const auto& idx : length_batches(lengths, batch_size)) score_batch(m, sources, targets, idx, ews, dws, out);
+    for (const auto& idx : length_batches(lengths, batch_size))
+        score_batch(m, sources, targets, idx, ews, dws, cross ? &*cross : nullptr, heads, out);
     return out;
 }
 

@@ -41,6 +41,18 @@ SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, s
     return fit(std::move(ids), c, max_tokens);
 }
 
+std::size_t attention_layer(const Model& m, const DecodeOptions::Attention& a) {
+    const long layers = long(m.decoder.size()), layer = a.layer;
+    if (layer >= layers || layer < -layers)
+        throw UsageError("alignment layer " + std::to_string(layer) + " does not exist: the decoder has " +
+                         std::to_string(layers) + " layers (0.." + std::to_string(layers - 1) + ", or -1..-" +
+                         std::to_string(layers) + " from the last)");
+    if (a.heads > m.config.decoder_heads)
+        throw UsageError("alignment heads " + std::to_string(a.heads) + ": the decoder's attention has " +
+                         std::to_string(m.config.decoder_heads) + " heads");
+    return std::size_t(layer < 0 ? layers + layer : layer);
+}
+
 std::size_t output_limit(const ModelConfig& c, std::size_t source_len, const DecodeOptions& opt) {
     double limit = opt.max_len_a * double(source_len) + double(opt.max_len_b);
     std::size_t n = limit < 1 ? 1 : std::size_t(limit);
@@ -96,12 +108,7 @@ void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const Tok
     }
     DecoderState state(m, memory, src, *std::max_element(so.max_len.begin(), so.max_len.end()) + 1);
     if (opt.attention) {
-        const long layers = long(m.decoder.size()), layer = opt.attention->layer;
-        if (layer >= layers || layer < -layers)
-            throw UsageError("alignment layer " + std::to_string(layer) + " does not exist: the decoder has " +
-                             std::to_string(layers) + " layers (0.." + std::to_string(layers - 1) + ", or -1..-" +
-                             std::to_string(layers) + " from the last)");
-        state.keep_attention(std::size_t(layer < 0 ? layers + layer : layer), opt.attention->heads);
+        state.keep_attention(attention_layer(m, *opt.attention), opt.attention->heads);
         so.attention = true;
     }
     auto results = search(state, src.batch, so);

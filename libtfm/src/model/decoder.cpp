@@ -89,7 +89,7 @@ void check_memory(const Model& m, std::size_t rows, std::size_t cols, const Toke
 }  // namespace
 
 void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src, ConstMat memory, const TokenBatch& tgt,
-                   DecoderWorkspace& ws, DecoderTrace* trace, DropoutStream* dropout) {
+                   DecoderWorkspace& ws, DecoderTrace* trace, DropoutStream* dropout, CrossAttentionCapture* capture) {
     check_memory(m, memory.rows, memory.cols, src);
     if (tgt.batch != src.batch) throw Error("decoder: " + std::to_string(tgt.batch) + " targets for " +
                                             std::to_string(src.batch) + " sources");
@@ -107,7 +107,15 @@ void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src,
             multihead_forward(out, in, in, in, self, self_opt, m.decoder[l].self_attn, ws.attn, keep);
         },
         [&](std::size_t l, Mat out, ConstMat in, MultiHeadSaved* keep) {
-            multihead_forward(out, in, memory, memory, cross, cross_opt, m.decoder[l].cross_attn, ws.attn, keep);
+            if (!capture || capture->layer != l) {
+                multihead_forward(out, in, memory, memory, cross, cross_opt, m.decoder[l].cross_attn, ws.attn, keep);
+                return;
+            }
+            const std::size_t per = cross_opt.heads * tgt.len * src.len;  // [H,T,S] per sequence
+            capture->weights.assign(tgt.batch * per, 0.0f);
+            std::vector<SequenceSpan> spans = cross;
+            for (std::size_t i = 0; i < spans.size(); ++i) spans[i].weights = capture->weights.data() + i * per;
+            multihead_forward(out, in, memory, memory, spans, cross_opt, m.decoder[l].cross_attn, ws.attn, keep);
         });
 }
 

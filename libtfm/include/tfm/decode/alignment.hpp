@@ -14,5 +14,8 @@ namespace tfm {
 // to most, the source's last token (its eos) left out unless it is the only one; ties go to
 // the first. Empty when h kept no attention.
 std::vector<std::size_t> attended_sources(const Hypothesis& h);
+// The same from attention rows (one per target token, eos's last when there) for the first
+// `tokens` of them.
+std::vector<std::size_t> attended_sources(const std::vector<std::vector<float>>& rows, std::size_t tokens);
 
 }  // namespace tfm

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tfm/decode/translator.hpp"
 #include "tfm/model/model.hpp"
 
 namespace tfm {
@@ -15,11 +16,16 @@ namespace tfm {
 struct TargetScore {
     std::vector<float> token_logprobs;  // [T]: one per target token, eos last
     double logprob = 0;                 // their sum
+    // With an attention choice: per target token, its encoder-decoder attention over the
+    // source's tokens [S] (what alignments are read from, as search keeps it).
+    std::vector<std::vector<float>> attention;
 };
 
 // sources[i] (ids then eos, not empty) and targets[i] (ids then eos, not empty) -> the score of
 // target i; batches of batch_size pairs of similar length, results in the caller's order.
+// attention, when set, chooses the layer and heads whose attention each score keeps.
 std::vector<TargetScore> score_targets(const Model& m, const std::vector<std::vector<std::int64_t>>& sources,
-                                       const std::vector<std::vector<std::int64_t>>& targets, std::size_t batch_size);
+                                       const std::vector<std::vector<std::int64_t>>& targets, std::size_t batch_size,
+                                       const DecodeOptions::Attention* attention = nullptr);
 
 }  // namespace tfm

@@ -49,6 +49,10 @@ struct DecodeOptions {
     std::optional<Attention> attention;
 };
 
+// The decoder layer an Attention choice names (negative: from the last), checked with its
+// heads against the model (UsageErrors that give the model's layers and heads).
+std::size_t attention_layer(const Model& m, const DecodeOptions::Attention& a);
+
 // Most tokens generated (eos included) for a source of `source_len` tokens.
 std::size_t output_limit(const ModelConfig& c, std::size_t source_len, const DecodeOptions& opt);
 

@@ -38,11 +38,20 @@ using DecoderTrace = StackTrace<DecoderLayerTrace>;
 AttentionOptions decoder_self_attention(const ModelConfig& c);
 AttentionOptions decoder_cross_attention(const ModelConfig& c);
 
+// The encoder-decoder attention of one decoder layer, kept by decoder_stack: weights
+// [B,H,T,S] (zero past each source's length).
+struct CrossAttentionCapture {
+    std::size_t layer = 0;
+    std::vector<float> weights;
+};
+
 // y [B*T,D] (resized): the decoder's final states for inputs tgt [B,T] (each starting with
 // the decoder start id) over memory [B*S,D] of sources src, before the output projection.
-// With trace, what the backward pass needs is kept there and dropout masks come from dropout.
+// With trace, what the backward pass needs is kept there and dropout masks come from dropout;
+// with cross, that layer's encoder-decoder attention is kept there.
 void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src, ConstMat memory, const TokenBatch& tgt,
-                   DecoderWorkspace& ws, DecoderTrace* trace = nullptr, DropoutStream* dropout = nullptr);
+                   DecoderWorkspace& ws, DecoderTrace* trace = nullptr, DropoutStream* dropout = nullptr,
+                   CrossAttentionCapture* cross = nullptr);
 
 // logits [B*T,V] (before softmax) for decoder inputs tgt [B,T] over memory [B*S,D] of src.
 void decoder_forward(xt::xtensor<float, 2>& logits, const Model& m, const TokenBatch& src,
