@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cerrno>
 #include <cstring>
 
@@ -178,8 +179,16 @@ FloatArray SafeTensors::get(const std::string& name) const {
     if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
     const TensorInfo& info = it->second;
     FloatArray out = FloatArray::from_shape(info.shape);
-    if (!decode_floats(out.data(), map_ + data_start_ + info.begin, out.size(), info.dtype))
+    const unsigned char* at = map_ + data_start_ + info.begin;
+    if (!decode_floats(out.data(), at, out.size(), info.dtype))
         throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16 or F64)");
+    // The tensor is copied out: its pages of the mapping are given back, so that loading a model
+    // holds about one copy of the weights, not the mapped file as well (a later read of them
+    // faults them in from the file again).
+    const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t first = (std::uintptr_t(at) + page - 1) / page * page,
+                         last = (std::uintptr_t(at) + out.size() * dtype_size(info.dtype)) / page * page;
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
     return out;
 }
 
