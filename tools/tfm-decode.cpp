@@ -25,23 +25,20 @@ xt::xtensor<float, 2> memory_of(tfm::Record rec, std::size_t d, std::size_t inde
     return m;
 }
 
-// How the source lines spell their tokens, checked against their memories' lengths (a line
-// cut by tfm-encode keeps its first tokens and eos).
-std::vector<std::vector<tfm::TokenSpelling>> spell_sources(const tfm::Tokenizer& tok, const std::vector<std::string>& lines,
+// How the source lines spell their tokens, cut as tfm-encode cut them to their memories'
+// rows; a line with fewer tokens than its memory is not the line that was encoded.
+std::vector<std::vector<tfm::TokenSpelling>> spell_sources(const tfm::ModelDir& md, const std::vector<std::string>& lines,
                                                            const std::vector<xt::xtensor<float, 2>>& memories,
                                                            std::size_t first) {
     std::vector<std::vector<tfm::TokenSpelling>> out;
     for (std::size_t i = 0; i < lines.size(); ++i) {
-        std::vector<tfm::TokenSpelling> s = tok.source_spellings(lines[i]);
         const std::size_t rows = memories[i].shape(0);
-        if (s.size() == 1) s.clear();  // no pieces: an empty source
-        if (s.size() < rows)
-            throw tfm::Error("--source-text line " + std::to_string(first + i + 1) + ": " + std::to_string(s.size()) +
+        tfm::SourceIds s = tfm::source_ids(md.tokenizer, lines[i], md.model.config, rows, true);
+        if (s.ids.size() != rows)
+            throw tfm::Error("--source-text line " + std::to_string(first + i + 1) + ": " + std::to_string(s.ids.size()) +
                              " tokens, but its memory has " + std::to_string(rows) +
                              " (give the lines tfm-encode read, with their language code)");
-        s.resize(rows);
-        if (!s.empty()) s.back() = {};
-        out.push_back(std::move(s));
+        out.push_back(std::move(s.spellings));
     }
     return out;
 }
@@ -52,7 +49,7 @@ int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-decode", "Decode encoder memories with greedy or beam search: one line per record.",
         "  echo 'ein Haus am See' | tfm-encode -m model | tfm-decode -m model\n"
         "  tfm-decode -m model --beam 1 < memory.npy            # greedy\n"
-        "  tfm-decode -m model --n-best 4 --beam 4 < memory.npy  # 'index ||| text ||| score'\n");
+        "  tfm-decode -m model --n-best 4 --beam 4 < memory.npy  # 'index ||| text ||| F0= ... ||| score'\n");
     CLI::App& app = tool.app();
     std::string model_dir, source_text;
     tfm::tool::DecodeFlags flags;
@@ -76,6 +73,8 @@ int main(int argc, char** argv) {
         if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         if (flags.replace_unk && source_text.empty())
             throw tfm::UsageError("--replace-unk copies from the source text: give it with --source-text FILE");
+        if (!flags.replace_unk && !source_text.empty())
+            throw tfm::UsageError("--source-text is what --replace-unk copies from; without it, it is not read");
         std::optional<tfm::tool::AlignedLines> sources;
         if (!source_text.empty()) sources.emplace(source_text, "source text");
         std::exception_ptr pending;  // a bad record: thrown once the records before it are decoded
@@ -97,7 +96,7 @@ int main(int argc, char** argv) {
             opt.first_index = first;
             if (prefixes) opt.prefixes = prefixes->next(memories.size());
             std::vector<std::vector<tfm::TokenSpelling>> spellings;
-            if (sources) spellings = spell_sources(md.tokenizer, sources->next(memories.size()), memories, first);
+            if (sources) spellings = spell_sources(md, sources->next(memories.size()), memories, first);
             auto results = tfm::decode_memories(md.model, memories, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
                 out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags,

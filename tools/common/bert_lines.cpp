@@ -8,10 +8,8 @@
 namespace tfm::tool {
 
 std::vector<BertInput> BertReader::next_window(std::size_t window) {
-    if (pending) std::rethrow_exception(std::exchange(pending, nullptr));
-    std::vector<BertInput> out;
-    std::string line;
-    try {
+    return read_window<BertInput>(pending, [&](std::vector<BertInput>& out) {
+        std::string line;
         while (out.size() < window && in.getline(line)) {
             ++lines_read;
             const std::string where = "line " + std::to_string(lines_read);
@@ -29,11 +27,7 @@ std::vector<BertInput> BertReader::next_window(std::size_t window) {
                            strict, warn);
             out.push_back(std::move(input));
         }
-    } catch (const Error&) {
-        if (out.empty()) throw;
-        pending = std::current_exception();  // the lines before the bad one are output first
-    }
-    return out;
+    });
 }
 
 }  // namespace tfm::tool

@@ -9,16 +9,8 @@
 namespace tfm::tool {
 
 std::vector<std::vector<std::int64_t>> SourceReader::next_window(std::size_t window) {
-    if (pending) std::rethrow_exception(std::exchange(pending, nullptr));
-    std::vector<std::vector<std::int64_t>> out;
     spellings.clear();
-    try {
-        read_into(out, window);
-    } catch (const Error&) {
-        if (out.empty()) throw;
-        pending = std::current_exception();  // the lines before the bad one are output first
-    }
-    return out;
+    return read_window<std::vector<std::int64_t>>(pending, [&](auto& out) { read_into(out, window); });
 }
 
 void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::size_t window) {
@@ -26,14 +18,12 @@ void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::s
     while (out.size() < window && in.getline(line)) {
         ++lines_read;
         SourceIds s;
-        std::vector<TokenSpelling> spelt;
         try {
             if (ids) {
                 s = source_ids_from_numbers(line, config, max_tokens);
             } else {
                 const std::string text = !prefix.empty() && line.compare(0, 2, ">>") != 0 ? prefix + line : line;
-                s = source_ids(tokenizer, text, config, max_tokens);
-                if (spell) spelt = tokenizer.source_spellings(text);
+                s = source_ids(tokenizer, text, config, max_tokens, spell);
             }
         } catch (const Error& e) {
             throw Error("line " + std::to_string(lines_read) + ": " + e.what());
@@ -41,11 +31,7 @@ void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::s
         if (s.truncated)
             report_cut(lines_read, s.full_length, s.ids.size(), !max_tokens || max_tokens >= config.max_positions, strict,
                        warn);
-        if (spell) {  // one per id; a cut source ends with eos, which has no spelling
-            spelt.resize(s.ids.size());
-            if (!spelt.empty()) spelt.back() = {};
-            spellings.push_back(std::move(spelt));
-        }
+        if (spell) spellings.push_back(std::move(s.spellings));
         out.push_back(std::move(s.ids));
     }
 }

@@ -5,10 +5,12 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/decode/translator.hpp"
 
@@ -40,6 +42,21 @@ private:
     std::exception_ptr pending;  // the error of the line after the last window, thrown next
     void read_into(std::vector<std::vector<std::int64_t>>& out, std::size_t window);
 };
+
+// A window of items read by read(out): an Error after some items is kept in pending and thrown
+// by the next call, so that what precedes a bad line is output first (SourceReader, BertReader).
+template <class T, class Read>
+std::vector<T> read_window(std::exception_ptr& pending, Read&& read) {
+    if (pending) std::rethrow_exception(std::exchange(pending, nullptr));
+    std::vector<T> out;
+    try {
+        read(out);
+    } catch (const Error&) {
+        if (out.empty()) throw;
+        pending = std::current_exception();
+    }
+    return out;
+}
 
 // Line `line` cut from `full` tokens to `cap` (the model's positions when by_model, else
 // --max-input-length): a warning, or with strict an Error.

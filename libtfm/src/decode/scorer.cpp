@@ -36,12 +36,10 @@ void score_batch(const Model& m, const std::vector<std::vector<std::int64_t>>& s
         const std::size_t h_all = c.decoder_heads, t_len = tgt.len, s_len = src.len;
         for (std::size_t b = 0; b < idx.size(); ++b) {
             auto& rows = out[idx[b]].attention;
-            rows.assign(tgt.lengths[b], std::vector<float>(src.lengths[b], 0.0f));
-            for (std::size_t h = 0; h < heads; ++h)
-                for (std::size_t t = 0; t < tgt.lengths[b]; ++t) {
-                    const float* w = cross->weights.data() + ((b * h_all + h) * t_len + t) * s_len;
-                    for (std::size_t j = 0; j < src.lengths[b]; ++j) rows[t][j] += w[j] / float(heads);
-                }
+            rows.resize(tgt.lengths[b]);
+            for (std::size_t t = 0; t < tgt.lengths[b]; ++t)  // pair b's [H,T,S], row t of each head
+                mean_of_heads(rows[t], cross->weights.data() + (b * h_all * t_len + t) * s_len, heads, t_len * s_len,
+                              src.lengths[b]);
         }
     }
     // The rows that are real tokens, a chunk at a time: projection, log-softmax, the label's entry.

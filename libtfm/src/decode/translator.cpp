@@ -11,34 +11,41 @@
 namespace tfm {
 
 namespace {
-SourceIds fit(std::vector<std::int64_t> ids, const ModelConfig& c, std::size_t max_tokens) {
-    SourceIds s;
-    if (ids.size() == 1 && ids[0] == c.eos_id) ids.clear();  // no pieces: an empty source
-    s.full_length = ids.size();
+// s.ids (and s.spellings, when there are) cut to fit, or emptied when only eos is there.
+SourceIds fit(SourceIds s, const ModelConfig& c, std::size_t max_tokens) {
+    if (s.ids.size() == 1 && s.ids[0] == c.eos_id) s.ids.clear(), s.spellings.clear();  // no pieces: an empty source
+    s.full_length = s.ids.size();
     const std::size_t cap = max_tokens ? std::min(max_tokens, c.max_positions) : c.max_positions;
-    if (ids.size() > cap) {
-        ids.resize(cap);
-        ids.back() = c.eos_id;
+    if (s.ids.size() > cap) {
+        s.ids.resize(cap);
+        s.ids.back() = c.eos_id;
+        if (!s.spellings.empty()) {
+            s.spellings.resize(cap);
+            s.spellings.back() = {};
+        }
         s.truncated = true;
     }
-    s.ids = std::move(ids);
     return s;
 }
 }  // namespace
 
-SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens) {
-    return fit(tok.encode(line), c, max_tokens);
+SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens,
+                     bool spell) {
+    SourceIds s;
+    s.ids = tok.encode(line, spell ? &s.spellings : nullptr);
+    return fit(std::move(s), c, max_tokens);
 }
 
 SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens) {
     auto parsed = parse_integers(line);
     if (!parsed) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
-    std::vector<std::int64_t> ids = std::move(*parsed);
-    for (std::int64_t v : ids)
+    SourceIds s;
+    s.ids = std::move(*parsed);
+    for (std::int64_t v : s.ids)
         if (v < 0 || std::size_t(v) >= c.vocab_size)
             throw Error("id " + std::to_string(v) + " is outside the vocabulary of " + std::to_string(c.vocab_size));
-    if (!ids.empty() && ids.back() != c.eos_id) ids.push_back(c.eos_id);
-    return fit(std::move(ids), c, max_tokens);
+    if (!s.ids.empty() && s.ids.back() != c.eos_id) s.ids.push_back(c.eos_id);
+    return fit(std::move(s), c, max_tokens);
 }
 
 std::size_t attention_layer(const Model& m, const DecodeOptions::Attention& a) {

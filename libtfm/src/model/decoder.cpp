@@ -230,12 +230,7 @@ void DecoderState::attention(std::size_t row, std::vector<float>& out) const {
     const std::size_t h = s.m.config.decoder_heads, len = s.memory_len;
     if (!s.attn_layer || row >= s.source.size() || s.attn.size() != s.source.size() * h * len)
         throw Error("decoder: no attention kept for row " + std::to_string(row) + " of the last step");
-    const std::size_t n = s.source_len[s.source[row]];
-    out.assign(n, 0.0f);
-    const float* w = s.attn.data() + row * h * len;  // [H,S]
-    for (std::size_t k = 0; k < s.attn_heads; ++k)
-        for (std::size_t j = 0; j < n; ++j) out[j] += w[k * len + j];
-    for (float& v : out) v /= float(s.attn_heads);
+    mean_of_heads(out, s.attn.data() + row * h * len, s.attn_heads, len, s.source_len[s.source[row]]);  // of [H,S]
 }
 
 }  // namespace tfm

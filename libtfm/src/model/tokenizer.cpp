@@ -192,18 +192,12 @@ std::string Tokenizer::target_piece(std::int64_t id) const {
     return piece_of(impl_->target_vocab, impl_->target, id);
 }
 
-std::vector<std::int64_t> Tokenizer::encode(std::string_view line) const {
-    return impl_->encode(impl_->source, impl_->source_vocab, line);
+std::vector<std::int64_t> Tokenizer::encode(std::string_view line, std::vector<TokenSpelling>* spellings) const {
+    return impl_->encode(impl_->source, impl_->source_vocab, line, spellings);
 }
 
 std::vector<std::int64_t> Tokenizer::encode_target(std::string_view line) const {
     return impl_->encode(impl_->target, impl_->target_vocab, line);
-}
-
-std::vector<TokenSpelling> Tokenizer::source_spellings(std::string_view line) const {
-    std::vector<TokenSpelling> out;
-    impl_->encode(impl_->source, impl_->source_vocab, line, &out);
-    return out;
 }
 
 namespace {

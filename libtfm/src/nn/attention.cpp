@@ -19,6 +19,13 @@ std::size_t head_size(std::size_t d, std::size_t heads) {
     return d / heads;
 }
 
+void mean_of_heads(std::vector<float>& out, const float* w, std::size_t heads, std::size_t stride, std::size_t n) {
+    out.assign(n, 0.0f);
+    for (std::size_t h = 0; h < heads; ++h)
+        for (std::size_t j = 0; j < n; ++j) out[j] += w[h * stride + j];
+    for (float& v : out) v /= float(heads);
+}
+
 namespace {
 
 void check_item(const AttentionItem& it, std::size_t heads) {

@@ -22,10 +22,12 @@ namespace tfm {
 // model's positions): cut to fit (eos kept) and marked.
 struct SourceIds {
     std::vector<std::int64_t> ids;
+    std::vector<TokenSpelling> spellings;  // when asked: one per id (a cut source's eos has none)
     std::size_t full_length = 0;  // before any cut
     bool truncated = false;
 };
-SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0);
+SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0,
+                     bool spell = false);
 // The same from a line of integer ids (--ids); eos is appended unless the line ends with it.
 SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0);
 

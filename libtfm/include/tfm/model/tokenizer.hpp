@@ -33,14 +33,13 @@ public:
     Tokenizer& operator=(Tokenizer&&) noexcept;
     ~Tokenizer();
 
-    // ids of the source pieces, then eos. The line is sanitised first (utf8.hpp).
-    std::vector<std::int64_t> encode(std::string_view line) const;
+    // ids of the source pieces, then eos. The line is sanitised first (utf8.hpp). spellings,
+    // when set, receives how the line spells each of those tokens (eos's and a language
+    // code's empty): what --replace-unk copies.
+    std::vector<std::int64_t> encode(std::string_view line, std::vector<TokenSpelling>* spellings = nullptr) const;
     // The same through the target model (training labels; differs from encode() only when the
     // model has separate vocabularies).
     std::vector<std::int64_t> encode_target(std::string_view line) const;
-    // encode(line)'s tokens as the line spells them, one per id (eos's empty): what
-    // --replace-unk copies.
-    std::vector<TokenSpelling> source_spellings(std::string_view line) const;
     // Text of target ids (special ids dropped).
     std::string decode(const std::vector<std::int64_t>& ids) const;
     // The same with each <unk> of ids spelt as unk(i), i its index in ids (a space before it

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "tfm/base/gemm.hpp"
 
@@ -26,6 +27,10 @@ struct AttentionOptions {
 
 // Per-head size D/H, or an Error naming both numbers when H does not divide D.
 std::size_t head_size(std::size_t d, std::size_t heads);
+
+// out [n] (resized) = the mean over heads h < `heads` of the rows w + h * stride: the first
+// heads of attention weights [H,...] averaged (what alignments are read from).
+void mean_of_heads(std::vector<float>& out, const float* w, std::size_t heads, std::size_t stride, std::size_t n);
 
 // One sequence: q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] (contiguous)
 // or nullptr; keys j >= key_len are padding. Views may be strided (caches, batches).
