@@ -1,11 +1,15 @@
 // tfm-train: train a Transformer on parallel text with the paper's recipe, into a model
-// directory that tfm-translate reads unchanged; checkpoints, exact resume, validation. The
-// schedule itself is libtfm's (train/schedule.hpp); this file is flags and talking.
+// directory that tfm-translate reads unchanged; checkpoints, exact resume, validation; one
+// process, or the ranks of an MPI job (mpirun -np R tfm-train ...). The schedule itself is
+// libtfm's (train/schedule.hpp); this file is flags, the job and talking.
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <numeric>
 #include <optional>
 
 #include "common/checks.hpp"
@@ -19,11 +23,64 @@
 #include "tfm/base/parallel.hpp"
 #include "tfm/train/schedule.hpp"
 #include "tfm/train/trainer.hpp"
+#ifdef TFM_HAVE_MPI
+#include "tfm/train/mpi_collective.hpp"
+#endif
 
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int s) { g_signal = s; }
+
+// The processes training together: the ranks an MPI launcher started (when tfm-train was
+// built with MPI), or this one alone.
+struct Job {
+    tfm::Collective alone;
+#ifdef TFM_HAVE_MPI
+    std::unique_ptr<tfm::MpiCollective> mpi;
+#endif
+    tfm::Collective* ranks = &alone;
+    std::string refusal;  // why this process cannot train (built without MPI, yet one of several)
+
+    Job(int* argc, char*** argv) {
+        const std::size_t launched = tfm::launched_ranks();
+        if (launched <= 1) return;
+#ifdef TFM_HAVE_MPI
+        mpi = std::make_unique<tfm::MpiCollective>(argc, argv);
+        ranks = mpi.get();
+#else
+        (void)argc, (void)argv;
+        refusal = "started as one of " + std::to_string(launched) +
+                  " ranks, but this tfm-train was built without MPI (install libopenmpi-dev and rebuild): refusing "
+                  "to train " + std::to_string(launched) + " separate copies";
+#endif
+    }
+    std::string name() const {
+        return ranks->size() > 1 ? "tfm-train[" + std::to_string(ranks->rank()) + "]" : "tfm-train";
+    }
+    // An error on one rank ends the whole job, rather than leaving the others waiting for it;
+    // a stop the ranks agreed on ends each of them normally.
+    int finish(int code) {
+#ifdef TFM_HAVE_MPI
+        if (mpi && code != 0 && code != 128 + SIGINT && code != 128 + SIGTERM) mpi->abort(code);
+#endif
+        return code;
+    }
+};
+
+// A 64-bit FNV-1a hash of the model's weights and the training position: ranks that hold
+// different models (a directory not on a shared filesystem) must not train together.
+std::int64_t fingerprint(tfm::Model& m, const tfm::TrainState& st) {
+    std::uint64_t h = 1469598103934665603ULL;
+    const auto mix = [&](const void* data, std::size_t bytes) {
+        const auto* p = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    };
+    tfm::visit_parameters(m, [&](const std::string&, float* p, std::size_t n) { mix(p, n * sizeof(float)); });
+    mix(&st.step, sizeof st.step);
+    mix(&st.batch_in_epoch, sizeof st.batch_in_epoch);
+    return std::int64_t(h >> 1);
+}
 
 struct Flags {
     std::string src, tgt, valid_src, valid_tgt, out;
@@ -35,13 +92,38 @@ struct Flags {
     int threads = 0;
 };
 
+// The parts each batch is cut into: as asked; else, on resume, the run's own (made a multiple
+// of the ranks if they cannot share it); else one per rank.
+template <class Note>
+std::size_t batch_parts(std::size_t asked, std::size_t recorded, std::size_t ranks, const Note& note) {
+    if (asked) return asked;
+    if (!recorded) return ranks;
+    if (recorded % ranks == 0) return recorded;
+    const std::size_t parts = std::lcm(recorded, ranks);
+    note("the run cut batches into " + std::to_string(recorded) + " parts, which " + std::to_string(ranks) +
+              " ranks cannot share: cutting them into " + std::to_string(parts) +
+              " (the same batches, summed in another order)");
+    return parts;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    tfm::tool::Tool tool("tfm-train", "Train a Transformer on parallel text (Adam, warmup, label smoothing, dropout).",
+    std::optional<Job> job_holder;
+    try {
+        job_holder.emplace(&argc, &argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tfm-train: error: %s\n", e.what());
+        return 1;
+    }
+    Job& job = *job_holder;
+    tfm::Collective& ranks = *job.ranks;
+    const bool lead = ranks.rank() == 0;
+    tfm::tool::Tool tool(job.name(), "Train a Transformer on parallel text (Adam, warmup, label smoothing, dropout).",
         "  tfm-train --src train.de.gz --tgt train.en.gz --valid-src val.de.gz --valid-tgt val.en.gz -o model \\\n"
         "            --preset small --batch-tokens 4096 --steps 20000\n"
         "  tfm-train --src train.de --tgt train.en -o model --resume      # continue after a stop\n"
+        "  mpirun -np 4 tfm-train --src train.de --tgt train.en -o model --batch-parts 4   # 4 processes\n"
         "  tfm-translate -m model < test.de\n");
     using tfm::tool::in_range, tfm::tool::kMaxCount;
     CLI::App& app = tool.app();
@@ -69,6 +151,11 @@ int main(int argc, char** argv) {
     tfm::tool::add_arch_flags(app, arch);
     app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(in_range(1, 1 << 24));
     app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(in_range(1, 1 << 16));
+    app.add_option("--batch-parts", to.batch_parts,
+                   "Cut every batch into this many parts, their gradients summed in a fixed order: the same training "
+                   "bit for bit on any number of ranks that divides it (default: the number of ranks; on --resume, "
+                   "the run's own)")
+        ->check(in_range(1, 1 << 16));
     app.add_option("--steps", f.schedule.steps, "Stop after this many updates (default 100000)")->check(in_range(1, kMaxCount));
     app.add_option("--epochs", f.schedule.epochs, "Stop after this many epochs (default: --steps decides)")->check(in_range(1, kMaxCount));
     app.add_option("--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)")->check(in_range(0, 1000));
@@ -88,10 +175,15 @@ int main(int argc, char** argv) {
     app.add_option("--average-last", f.schedule.average_last,
                    "At the end, make the directory's model the mean of the last K checkpoints (the paper: 5)")
         ->check(in_range(1, 1 << 20));
-    app.add_option("--threads", f.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, tfm::tool::kMaxThreads));
+    app.add_option("--threads", f.threads, "Threads (default: the CPUs it may use, shared among the ranks on this machine; or TFM_THREADS)")->check(in_range(1, tfm::tool::kMaxThreads));
 
-    return tool.run(argc, argv, [&] {
+    to.batch_parts = 0;  // 0: not given
+    return job.finish(tool.run(argc, argv, [&] {
+        if (!job.refusal.empty()) throw tfm::UsageError(job.refusal);
         tfm::set_num_threads(f.threads);
+        // Ranks sharing a machine share its CPUs, unless told otherwise.
+        if (!f.threads && !std::getenv("TFM_THREADS") && ranks.local_size() > 1)
+            tfm::set_num_threads(std::max(1, tfm::num_threads() / int(ranks.local_size())));
         std::signal(SIGINT, on_signal);
         std::signal(SIGTERM, on_signal);
         const std::string cfg_path = f.out + "/config.json";
@@ -99,20 +191,27 @@ int main(int argc, char** argv) {
         if (f.resume && (app.count("--spm") || app.count("--vocab-size") || f.separate))
             throw tfm::UsageError("--resume keeps the model's tokenizer: --spm, --vocab-size and --separate-vocab do "
                                   "not apply");
-        if (!f.resume && tfm::path_present(cfg_path))
+        if (!f.resume && lead && tfm::path_present(cfg_path))
             throw tfm::UsageError(f.out + " already holds a model: give --resume to continue it, or another -o");
+        const auto note = [&](const std::string& line) {  // what the job says once, through rank 0
+            if (lead) tool.info(line);
+        };
         // A new model is built beside its place and moved in only once its data have been read
         // and checked: a refusal leaves nothing behind. A directory in training is locked.
         std::optional<tfm::StagedDir> staged;
         std::optional<tfm::DirLock> lock;
-        if (f.resume) lock.emplace(f.out);
-        if (!f.resume) {
+        if (!lead) ranks.max(0);  // rank 0 makes or locks the directory first
+        if (f.resume && lead) lock.emplace(f.out);
+        if (!f.resume && lead) {
             staged.emplace(f.out, false);
             tfm::tool::VocabularySource vocab{f.spm, {f.src}, {f.tgt}, f.separate, {}};
             vocab.training.vocab_size = f.vocab;
             vocab.training.seed = f.seed;
             tfm::tool::create_model(staged->path(), arch, vocab, f.seed, 4);  // weights, gradients, Adam's moments
         }
+        if (!f.resume && !lead && !tfm::path_present(cfg_path))
+            throw tfm::Error(f.out + ": rank 0 made the model here, but this rank does not see it: -o must be a "
+                             "directory every rank shares");
         tfm::ModelDir md = tfm::load_model_dir(staged ? staged->path() : f.out);
         tfm::Model& model = md.model;
         if (f.resume && tfm::tool::arch_flags_given(app)) {
@@ -128,17 +227,21 @@ int main(int argc, char** argv) {
         if (f.resume) {
             if (auto ck = tfm::latest_checkpoint(f.out)) {
                 tfm::load_checkpoint(*ck, model, adam, state);
-                tool.info("resuming from " + *ck + " at step " + std::to_string(state.step));
+                note("resuming from " + *ck + " at step " + std::to_string(state.step));
             }
         }
+        to.batch_parts = batch_parts(to.batch_parts, state.batch_parts, ranks.size(), note);
+        if (to.batch_parts % ranks.size() != 0)
+            throw tfm::UsageError("batches cut into " + std::to_string(to.batch_parts) + " parts cannot be shared by " +
+                                  std::to_string(ranks.size()) + " ranks: give --batch-parts a multiple of the ranks");
         tfm::Corpus train = tfm::load_parallel(f.src, f.tgt, md.tokenizer, model.config.max_positions);
-        if (train.skipped_long || train.skipped_empty)
+        if (lead && (train.skipped_long || train.skipped_empty))
             tool.warn(std::to_string(train.skipped_long) + " pairs longer than " +
                       std::to_string(model.config.max_positions) + " tokens and " + std::to_string(train.skipped_empty) +
                       " with an empty side skipped, of " + std::to_string(train.lines));
         std::size_t target_tokens = 0;
         for (const auto& p : train.pairs) target_tokens += p.tgt.size() + 1;
-        tool.info(std::to_string(train.pairs.size()) + " sentence pairs, " + std::to_string(target_tokens) +
+        note(std::to_string(train.pairs.size()) + " sentence pairs, " + std::to_string(target_tokens) +
                   " target tokens per epoch");
         std::optional<tfm::Corpus> valid;
         if (!f.valid_src.empty())
@@ -147,7 +250,19 @@ int main(int argc, char** argv) {
             staged->commit();
             lock.emplace(f.out);
         }
-        tfm::Trainer trainer(model, train, to, adam, state);
+        if (lead) ranks.max(0);  // the others may read the directory now
+        if (ranks.size() > 1) {
+            const std::int64_t mine = fingerprint(model, state);
+            if (ranks.max(mine) != mine || ranks.max(-mine) != -mine)
+                throw tfm::Error("the ranks do not all see the same model and checkpoint in " + f.out +
+                                 ": -o must be a directory every rank shares");
+            tool.info("rank " + std::to_string(ranks.rank()) + " of " + std::to_string(ranks.size()) + ": " +
+                      std::to_string(tfm::num_threads()) + " threads, batch parts " +
+                      std::to_string(ranks.rank() * to.batch_parts / ranks.size()) + " to " +
+                      std::to_string((ranks.rank() + 1) * to.batch_parts / ranks.size() - 1) + " of " +
+                      std::to_string(to.batch_parts));
+        }
+        tfm::Trainer trainer(model, train, to, adam, state, &ranks);
         // The progress line, rewritten in place on a terminal; a log line starts below it.
         const bool terminal = ::isatty(STDERR_FILENO);
         bool progress_shown = false;
@@ -173,5 +288,5 @@ int main(int argc, char** argv) {
         };
         cb.stop_requested = [] { return int(g_signal); };
         tfm::run_schedule(trainer, model, adam, f.out, f.schedule, {valid ? &*valid : nullptr, &md.tokenizer}, cb);
-    });
+    }));
 }

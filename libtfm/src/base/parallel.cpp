@@ -1,5 +1,7 @@
 #include "tfm/base/parallel.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -37,8 +39,13 @@ int default_threads() {
                              std::to_string(kMaxThreads));
         return int(v);
     }
+    // The CPUs this process may run on (taskset, cgroups' cpusets, an MPI launcher's binding),
+    // not all the machine has.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return std::min(CPU_COUNT(&set), kMaxThreads);
     unsigned hc = std::thread::hardware_concurrency();
-    return hc ? int(hc) : 1;
+    return hc ? std::min(int(hc), kMaxThreads) : 1;
 }
 
 // Spins this long for new work (a worker) or for the last task (the caller) before sleeping

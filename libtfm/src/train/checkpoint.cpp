@@ -65,7 +65,7 @@ std::string save_checkpoint(const std::string& model_dir, const Model& m, Adam& 
     }
     save_safetensors(tmp + "/optimizer.safetensors", moments);
     nlohmann::json j = {{"step", st.step}, {"epoch", st.epoch}, {"batch_in_epoch", st.batch_in_epoch},
-                        {"seed", st.seed}, {"optimizer_steps", adam.steps()}};
+                        {"seed", st.seed}, {"optimizer_steps", adam.steps()}, {"batch_parts", st.batch_parts}};
     write_file_atomic(tmp + "/state.json", j.dump(2) + "\n");
     remove_tree(final_path);
     if (std::rename(tmp.c_str(), final_path.c_str()) != 0)
@@ -137,6 +137,7 @@ void load_checkpoint(const std::string& path, Model& m, Adam& adam, TrainState& 
         throw Error(where + ": key 'seed' must be a non-negative integer");
     st.seed = j.at("seed").get<std::uint64_t>();
     adam.set_steps(std::size_t(json_int(j, "optimizer_steps", 0, kMaxCount, where)));
+    st.batch_parts = j.contains("batch_parts") ? std::size_t(json_int(j, "batch_parts", 0, 1 << 20, where)) : 0;
 }
 
 }  // namespace tfm

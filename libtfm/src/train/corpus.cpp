@@ -43,11 +43,17 @@ Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, c
     return c;
 }
 
+namespace {
+
+std::size_t pair_tokens(const SentencePair& p) { return std::max(p.src.size(), p.tgt.size() + 1); }
+
+}  // namespace
+
 std::vector<std::vector<std::size_t>> token_batches(const std::vector<SentencePair>& pairs, std::size_t max_tokens,
                                                     std::uint64_t seed) {
     std::vector<std::size_t> order(pairs.size());
     std::iota(order.begin(), order.end(), 0);
-    auto len = [&](std::size_t i) { return std::max(pairs[i].src.size(), pairs[i].tgt.size() + 1); };
+    auto len = [&](std::size_t i) { return pair_tokens(pairs[i]); };
     Rng rng(seed);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.next() % i]);  // ties in random order
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return len(a) < len(b); });
@@ -67,6 +73,21 @@ std::vector<std::vector<std::size_t>> token_batches(const std::vector<SentencePa
     if (!cur.empty()) batches.push_back(std::move(cur));
     for (std::size_t i = batches.size(); i > 1; --i) std::swap(batches[i - 1], batches[rng.next() % i]);
     return batches;
+}
+
+std::vector<std::size_t> batch_part(const std::vector<SentencePair>& pairs, const std::vector<std::size_t>& batch,
+                                    std::size_t part, std::size_t parts) {
+    if (parts == 0 || part >= parts) throw UsageError("batch part " + std::to_string(part) + " of " + std::to_string(parts));
+    std::size_t total = 0;
+    for (std::size_t i : batch) total += pair_tokens(pairs[i]);
+    // The first pair whose running count before it reaches k / parts of the total.
+    const auto cut = [&](std::size_t k) {
+        std::size_t j = 0, before = 0;
+        while (j < batch.size() && before * parts < k * total) before += pair_tokens(pairs[batch[j++]]);
+        return j;
+    };
+    const std::size_t first = cut(part), last = part + 1 == parts ? batch.size() : cut(part + 1);
+    return {batch.begin() + std::ptrdiff_t(first), batch.begin() + std::ptrdiff_t(std::max(first, last))};
 }
 
 }  // namespace tfm

@@ -5,11 +5,27 @@
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/decode/translator.hpp"
+#include "tfm/train/tree_sum.hpp"
 
 namespace tfm {
 
-Trainer::Trainer(Model& model, const Corpus& train, const TrainerOptions& opt, Adam& adam, const TrainState& state)
-    : model_(model), train_(train), opt_(opt), adam_(adam), state_(state), grads_(zeros_like(model)) {
+namespace {
+
+void add_loss(LossStats& into, const LossStats& s) {
+    into.smoothed += s.smoothed;
+    into.nll += s.nll;
+    into.tokens += s.tokens;
+}
+
+}  // namespace
+
+Trainer::Trainer(Model& model, const Corpus& train, const TrainerOptions& opt, Adam& adam, const TrainState& state,
+                 Collective* job)
+    : model_(model), train_(train), opt_(opt), adam_(adam), state_(state), job_(job ? job : &alone_) {
+    if (opt_.batch_parts == 0 || opt_.batch_parts % job_->size() != 0)
+        throw UsageError("batches cut into " + std::to_string(opt_.batch_parts) + " parts cannot be shared by " +
+                         std::to_string(job_->size()) + " ranks: the parts must be a multiple of the ranks");
+    state_.batch_parts = opt_.batch_parts;
     plan_epoch();
     if (state_.batch_in_epoch > batches_.size())
         throw Error("resume: the checkpoint is " + std::to_string(state_.batch_in_epoch) + " batches into an epoch of " +
@@ -30,26 +46,93 @@ TrainBatch Trainer::batch_of(const Corpus& c, const std::vector<std::size_t>& id
     return make_train_batch(src, tgt, model_.config);
 }
 
+std::size_t Trainer::take_grads() {
+    std::size_t i;
+    if (!free_grads_.empty()) {
+        i = free_grads_.back();
+        free_grads_.pop_back();
+    } else {
+        i = grads_.size();
+        grads_.push_back(std::make_unique<Model>(zeros_like(model_)));
+        return i;
+    }
+    visit_parameters(*grads_[i], [](const std::string&, float* p, std::size_t n) { parallel_fill(p, n); });
+    return i;
+}
+
+void Trainer::sum_across_ranks(Model& grads, LossStats& loss) {
+    std::size_t n = 0;
+    visit_parameters(grads, [&](const std::string&, float*, std::size_t k) { n += k; });
+    flat_.resize(n);
+    std::size_t at = 0;
+    visit_parameters(grads, [&](const std::string&, float* p, std::size_t k) {
+        std::copy(p, p + k, flat_.data() + at);
+        at += k;
+    });
+    job_->sum(flat_.data(), n);
+    at = 0;
+    visit_parameters(grads, [&](const std::string&, float* p, std::size_t k) {
+        std::copy(flat_.data() + at, flat_.data() + at + k, p);
+        at += k;
+    });
+    double s[3] = {loss.smoothed, loss.nll, double(loss.tokens)};
+    job_->sum(s, 3);
+    loss = {s[0], s[1], std::size_t(s[2])};
+}
+
 StepReport Trainer::step() {
     const auto start = std::chrono::steady_clock::now();
-    visit_parameters(grads_, [](const std::string&, float* p, std::size_t n) { parallel_fill(p, n); });
-    StepReport r;
+    // The update's batches, in order (an epoch may end among them).
+    std::vector<std::vector<std::size_t>> update;
     for (std::size_t a = 0; a < opt_.accumulate; ++a) {
         if (state_.batch_in_epoch == batches_.size()) {
             ++state_.epoch;
             state_.batch_in_epoch = 0;
             plan_epoch();
         }
-        TrainBatch b = batch_of(train_, batches_[state_.batch_in_epoch++]);
-        TrainOptions lo = opt_.loss;
-        lo.seed = state_.seed * 7919ULL + state_.step * 131ULL + a;  // dropout masks reproducible per update
-        LossStats s = forward_backward(model_, b, grads_, lo, ws_);
-        r.loss.smoothed += s.smoothed;
-        r.loss.nll += s.nll;
-        r.loss.tokens += s.tokens;
+        update.push_back(batches_[state_.batch_in_epoch++]);
     }
+    // This rank's parts, each one gradient buffer accumulated over the update's batches,
+    // summed in the tree order.
+    struct Part {
+        std::size_t grads;
+        LossStats loss;
+    };
+    auto parts = tree_sum<Part>([this](Part& left, Part&& right) {
+        std::vector<float*> r;
+        visit_parameters(*grads_[right.grads], [&](const std::string&, float* p, std::size_t) { r.push_back(p); });
+        std::size_t t = 0;
+        visit_parameters(*grads_[left.grads], [&](const std::string&, float* p, std::size_t n) {
+            const float* q = r[t++];
+            parallel_blocks(n, 1 << 16, [&](std::size_t i0, std::size_t i1) {
+                for (std::size_t i = i0; i < i1; ++i) p[i] += q[i];
+            });
+        });
+        free_grads_.push_back(right.grads);
+        add_loss(left.loss, right.loss);
+    });
+    const std::size_t per_rank = opt_.batch_parts / job_->size(), first = job_->rank() * per_rank;
+    for (std::size_t p = first; p < first + per_rank; ++p) {
+        Part part{take_grads(), {}};
+        for (std::size_t a = 0; a < update.size(); ++a) {
+            const auto idx = batch_part(train_.pairs, update[a], p, opt_.batch_parts);
+            if (idx.empty()) continue;
+            TrainOptions lo = opt_.loss;
+            // Dropout masks reproducible per update, batch and part.
+            lo.seed = state_.seed * 7919ULL + state_.step * 131ULL + a + p * 65537ULL;
+            add_loss(part.loss, forward_backward(model_, batch_of(train_, idx), *grads_[part.grads], lo, ws_));
+        }
+        parts.push(std::move(part));
+    }
+    Part total = parts.result();
+    Model& grads = *grads_[total.grads];
+    if (job_->size() > 1) sum_across_ranks(grads, total.loss);
+    StepReport r;
+    r.loss = total.loss;
+    r.reduce = job_->take_traffic();
     r.learning_rate = adam_.learning_rate();
-    r.grad_norm = adam_.update(model_, grads_, 1.0 / double(std::max<std::size_t>(r.loss.tokens, 1)));
+    r.grad_norm = adam_.update(model_, grads, 1.0 / double(std::max<std::size_t>(r.loss.tokens, 1)));
+    free_grads_.push_back(total.grads);
     ++state_.step;
     r.step = state_.step;
     r.epoch = state_.epoch;
@@ -60,10 +143,7 @@ StepReport Trainer::step() {
 LossStats Trainer::evaluate(const Corpus& valid) {
     LossStats total;
     for (const auto& idx : token_batches(valid.pairs, opt_.batch_tokens, 1)) {
-        LossStats s = evaluate_loss(model_, batch_of(valid, idx), opt_.loss.label_smoothing, ws_);
-        total.smoothed += s.smoothed;
-        total.nll += s.nll;
-        total.tokens += s.tokens;
+        add_loss(total, evaluate_loss(model_, batch_of(valid, idx), opt_.loss.label_smoothing, ws_));
     }
     return total;
 }

@@ -14,7 +14,7 @@ namespace tfm {
 constexpr int kMaxThreads = 1024;
 
 // Threads used (the caller counts as one). Default: the TFM_THREADS environment variable,
-// else the number of online CPUs.
+// else the number of CPUs this process may run on (its affinity mask).
 int num_threads();
 void set_num_threads(int n);  // n <= 0 restores the default
 

@@ -20,6 +20,7 @@ struct TrainState {
     std::size_t epoch = 0;           // epochs finished
     std::size_t batch_in_epoch = 0;  // batches of the current epoch consumed
     std::uint64_t seed = 1;
+    std::size_t batch_parts = 0;     // the parts each batch was cut into (0: not recorded)
 };
 
 // Writes a checkpoint for the state's step, keeps the newest `keep`; returns its path.

@@ -34,4 +34,10 @@ Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, c
 std::vector<std::vector<std::size_t>> token_batches(const std::vector<SentencePair>& pairs, std::size_t max_tokens,
                                                     std::uint64_t seed);
 
+// Part `part` of `parts` of a batch: consecutive pairs of it, cut where the running token
+// count (the longer side of each pair, as token_batches counts) crosses part / parts of the
+// total. Parts may be empty when the batch holds fewer pairs than parts.
+std::vector<std::size_t> batch_part(const std::vector<SentencePair>& pairs, const std::vector<std::size_t>& batch,
+                                    std::size_t part, std::size_t parts);
+
 }  // namespace tfm

@@ -38,7 +38,9 @@ struct Validation {
 
 // Runs updates of trainer (over model, with adam) until the options say stop, writing
 // metrics.tsv (appended; its header when new) and checkpoints into model_dir. A stop request
-// saves a checkpoint, then throws Interrupted naming it.
+// saves a checkpoint, then throws Interrupted naming it. In a job of several ranks
+// (trainer.job()) rank 0 alone validates, writes and calls progress and info; a stop asked of
+// any rank, or rank 0's early stop, stops every rank after the same update.
 void run_schedule(Trainer& trainer, Model& model, Adam& adam, const std::string& model_dir, const ScheduleOptions& opt,
                   const Validation& valid, const ScheduleCallbacks& callbacks);
 

@@ -1,13 +1,17 @@
 // The training loop's state machine: token batches in shuffled order epoch after epoch,
 // gradient accumulation, Adam updates, validation loss. tfm-train drives it and does the
-// talking; checkpoint.hpp saves and restores it exactly.
+// talking; checkpoint.hpp saves and restores it exactly. Under a Collective of R ranks each
+// rank computes its share of every batch and the gradients are summed across ranks before
+// every rank takes the same Adam step (docs/design.md §7).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "tfm/decode/bleu.hpp"
 #include "tfm/train/checkpoint.hpp"
+#include "tfm/train/collective.hpp"
 #include "tfm/train/corpus.hpp"
 #include "tfm/train/training.hpp"
 
@@ -16,6 +20,11 @@ namespace tfm {
 struct TrainerOptions {
     std::size_t batch_tokens = 4096;  // padded tokens per batch (longest side x sentences)
     std::size_t accumulate = 1;       // batches per update
+    // Every batch is cut into this many parts of about equal tokens (batch_part), whose
+    // gradients are summed in TreeSum's order. The ranks of a job share the parts, so R ranks
+    // train bit for bit as one process with the same value, when R divides it and the quotient
+    // is a power of two.
+    std::size_t batch_parts = 1;
     TrainOptions loss;                // label smoothing, dropout
 };
 
@@ -25,17 +34,22 @@ struct StepReport {
     double learning_rate = 0;
     double grad_norm = 0;
     double seconds = 0;     // wall time of the update
+    Collective::Traffic reduce;  // bytes this rank sent and seconds it spent summing across ranks
 };
 
 class Trainer {
 public:
-    Trainer(Model& model, const Corpus& train, const TrainerOptions& opt, Adam& adam, const TrainState& state);
+    // job: the ranks sharing the work (null: this process alone). opt.batch_parts must be a
+    // multiple of their number.
+    Trainer(Model& model, const Corpus& train, const TrainerOptions& opt, Adam& adam, const TrainState& state,
+            Collective* job = nullptr);
 
     StepReport step();                          // one optimizer update
     LossStats evaluate(const Corpus& valid);    // loss without dropout
     // Corpus BLEU of greedy translations of the sources against the references.
     Bleu evaluate_bleu(const Corpus& valid, const Tokenizer& tok);
     const TrainState& state() const { return state_; }
+    Collective& job() { return *job_; }
 
 private:
     Model& model_;
@@ -43,11 +57,18 @@ private:
     TrainerOptions opt_;
     Adam& adam_;
     TrainState state_;
-    Model grads_;
+    Collective alone_;
+    Collective* job_;
+    // Gradient buffers: one per part being summed (TreeSum keeps at most log2(parts) + 1).
+    std::vector<std::unique_ptr<Model>> grads_;
+    std::vector<std::size_t> free_grads_;
+    std::vector<float> flat_;  // the summed gradient, packed for the sum across ranks
     TrainingWorkspace ws_;
     std::vector<std::vector<std::size_t>> batches_;  // of the current epoch
     void plan_epoch();
     TrainBatch batch_of(const Corpus& c, const std::vector<std::size_t>& idx) const;
+    std::size_t take_grads();  // a zeroed gradient buffer
+    void sum_across_ranks(Model& grads, LossStats& loss);
 };
 
 }  // namespace tfm

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# tfm-train as an MPI job on this machine (mpirun -np R, oversubscribed): with the same batch
+# parts, R = 1, 2 and 4 ranks train bit for bit as one process with 2 threads; a run resumes
+# across rank counts (1 -> 2) and ends where an uninterrupted run ends; a stop signal to any
+# rank stops every rank at one update with one checkpoint; a rank killed outright, or one
+# that cannot read its data, ends the whole job with a clear error, leaving the last
+# checkpoint usable.
+. "$(dirname "$0")/lib.sh"
+if ! command -v mpirun >/dev/null || ! ldd "$TFM_BIN/tfm-train" | grep -q libtfm_mpi; then
+    echo "SKIP: tfm-train built without MPI, or no mpirun (make deps installs OpenMPI)"
+    exit 77
+fi
+# OpenMPI as root, more ranks than cores, shared memory only; its own leaks are not ours.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+export LSAN_OPTIONS="suppressions=$(dirname "$0")/mpi.supp:print_suppressions=0"
+mpi() { timeout 120 mpirun -np "$@"; }
+
+copy_corpus 1500 > train.txt
+arch=(--preset tiny --d-model 64 --ffn 128 --vocab-size 40 --seed 3)
+sched=(--batch-tokens 512 --warmup 100 --lr-factor 0.5 --dropout 0.1 --log-every 4)  # what --resume takes again
+run=("${arch[@]}" "${sched[@]}" --batch-parts 4 --save-every 8)
+new=("${arch[@]}" "${sched[@]}" --batch-parts 4)
+same_run() {  # same_run A B WHAT: the same weights and the same metrics (timings aside)
+    if cmp -s "$1/model.safetensors" "$2/model.safetensors" &&
+        diff <(cut -f1-7 "$1/metrics.tsv") <(cut -f1-7 "$2/metrics.tsv") >/dev/null; then ok
+    else fail "$3: $(diff <(cut -f1-7 "$1/metrics.tsv") <(cut -f1-7 "$2/metrics.tsv") | head -4)"; fi
+}
+
+# One process, two threads: the reference.
+expect_status 0 "one process" -- tfm-train --src train.txt --tgt train.txt -o ref "${run[@]}" --steps 24 --threads 2
+for r in 1 2 4; do
+    expect_status 0 "$r ranks" -- mpi "$r" tfm-train --src train.txt --tgt train.txt -o ranks$r "${run[@]}" --steps 24
+    same_run ref ranks$r "$r ranks against one process"
+done
+expect_err '^tfm-train\[0\]: rank 0 of 4: 1 threads, batch parts 0 to 0 of 4$' "rank line"
+expect_err '^tfm-train\[0\]: step 24 epoch [0-9]+ loss [0-9.]+ ppl [0-9.]+ lr [0-9.e-]+ [0-9]+ tokens/s, summing across 4 ranks [0-9.]+ ms and [0-9.]+ MB sent per update$' \
+    "allreduce figures in the log"
+grep -q 'tfm-train\[[123]\]: step' err && fail "a rank other than 0 logs steps" || ok
+[ "$(ls ranks4/checkpoints | wc -l)" -eq 3 ] && ok || fail "checkpoints of 4 ranks: $(ls ranks4/checkpoints)"
+grep -q '"batch_parts": 4' ranks4/checkpoints/step-0000000024/state.json && ok || fail "batch parts not recorded"
+
+# By default a job cuts batches into one part per rank.
+expect_status 0 "default parts" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o default2 "${arch[@]}" "${sched[@]}" --steps 4
+grep -q '"batch_parts": 2' default2/checkpoints/step-0000000004/state.json && ok || fail "default parts: $(cat default2/checkpoints/*/state.json)"
+expect_status 2 "parts the ranks cannot share" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o odd "${arch[@]}" "${sched[@]}" --steps 4 --batch-parts 3
+expect_err 'batches cut into 3 parts cannot be shared by 2 ranks' "odd parts message"
+[ -e odd/config.json ] && fail "a refused job left a model" || ok
+
+# Resume across rank counts: 12 updates alone, 12 more as 2 ranks == 24 alone.
+expect_status 0 "first half alone" -- tfm-train --src train.txt --tgt train.txt -o resumed "${run[@]}" --steps 12
+expect_status 0 "second half on 2 ranks" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o resumed --resume \
+    "${sched[@]}" --save-every 8 --steps 24
+same_run ref resumed "resumed on 2 ranks"
+# A run of 1 part resumed on 2 ranks: the parts become 2, said once.
+expect_status 0 "one part, alone" -- tfm-train --src train.txt --tgt train.txt -o onepart "${arch[@]}" "${sched[@]}" --steps 4
+expect_status 0 "one part, resumed on 2" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o onepart --resume \
+    "${sched[@]}" --steps 8
+expect_err '^tfm-train\[0\]: the run cut batches into 1 parts, which 2 ranks cannot share: cutting them into 2' "parts message"
+
+# rank_pid R: the process of rank R of the running job.
+rank_pid() {
+    local p
+    for p in $(pgrep -x tfm-train); do
+        tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return; }
+    done
+}
+# left_running DIR: no rank of the job training into DIR is still alive (zombies aside).
+left_running() {
+    local p alive=
+    sleep 1
+    for p in $(pgrep -f -- "tfm-train .*-o $1 "); do
+        [ "$(awk '{ print $3 }' /proc/$p/stat 2>/dev/null)" = Z ] || alive="$alive $p"
+    done
+    [ -z "$alive" ] && ok || fail "ranks of the job on $1 left running:$alive"
+}
+# wait_step DIR N: metrics.tsv of DIR has a row for step N or later (20 s at most).
+wait_step() {
+    local i
+    for i in $(seq 200); do
+        [ "$(awk -F'\t' 'NR > 1 { s = $1 } END { print s + 0 }' "$1/metrics.tsv" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# SIGTERM to rank 1 alone: both ranks stop after the same update, rank 0 saves once.
+mpi 2 tfm-train --src train.txt --tgt train.txt -o stopped "${new[@]}" --steps 100000 --save-every 100000 \
+    > stop.out 2> stop.err &
+job=$!
+wait_step stopped 8 || fail "the job did not reach step 8: $(cat stop.err)"
+kill -TERM "$(rank_pid 1)"
+start=$SECONDS
+wait $job
+code=$?
+[ $((SECONDS - start)) -le 20 ] && ok || fail "the job took $((SECONDS - start)) s to stop"
+[ $code -eq 143 ] && ok || fail "exit $code after SIGTERM to rank 1, expected 143: $(tail -5 stop.err)"
+grep -q '^tfm-train\[0\]: interrupted: checkpoint saved in stopped/checkpoints/step-' stop.err && ok || fail "rank 0's stop: $(tail -5 stop.err)"
+grep -q '^tfm-train\[1\]: stopped with the other ranks at step [0-9]*$' stop.err && ok || fail "rank 1's stop: $(tail -5 stop.err)"
+ck=$(ls stopped/checkpoints)
+[ "$(echo "$ck" | wc -l)" -eq 1 ] && ok || fail "checkpoints after the stop: $ck"
+s=$((10#${ck#step-}))
+grep -q "at step $s\$" stop.err && ok || fail "rank 1 stopped at another step than rank 0's checkpoint $s"
+# Resumed on 2 ranks to s + 8: the same as 1 process for s + 8 updates straight.
+expect_status 0 "resume the stopped job" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o stopped --resume \
+    "${sched[@]}" --save-every 100000 --steps $((s + 8))
+expect_status 0 "straight run to the same step" -- tfm-train --src train.txt --tgt train.txt -o straight "${new[@]}" \
+    --steps $((s + 8)) --save-every 100000
+cmp -s stopped/model.safetensors straight/model.safetensors && ok || fail "stopped and resumed differs from straight"
+
+# SIGKILL to rank 1: the job ends within seconds with an error; the checkpoint stays usable.
+mpi 2 tfm-train --src train.txt --tgt train.txt -o killed "${run[@]}" --steps 100000 > kill.out 2> kill.err &
+job=$!
+wait_step killed 16 || fail "the job did not reach step 16: $(cat kill.err)"
+kill -KILL "$(rank_pid 1)"
+start=$SECONDS
+wait $job
+code=$?
+[ $((SECONDS - start)) -le 20 ] && ok || fail "the job took $((SECONDS - start)) s to end after a rank died"
+[ $code -ne 0 ] && [ $code -ne 124 ] && ok || fail "exit $code after a rank was killed"
+grep -Eqi 'signal 9|killed' kill.err && ok || fail "no word of the killed rank: $(tail -5 kill.err)"
+left_running killed
+last=$(ls killed/checkpoints | tail -1)
+expect_status 0 "resume after a killed rank" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o killed --resume \
+    "${sched[@]}" --steps $((10#${last#step-} + 4))
+expect_err "resuming from killed/checkpoints/$last" "resumed from the last checkpoint"
+
+# A rank that cannot read its data ends the job with its own message.
+cat > one_bad.sh <<'EOF'
+src=train.txt
+[ "$OMPI_COMM_WORLD_RANK" = 1 ] && src=short.txt
+exec tfm-train --src "$src" --tgt train.txt "$@"
+EOF
+head -100 train.txt > short.txt
+expect_status 1 "rank 1 cannot read its data" -- mpi 2 bash one_bad.sh -o bad "${arch[@]}" "${sched[@]}" --steps 4
+expect_err '^tfm-train\[1\]: error: .*short\.txt.* lines' "rank 1's message"
+left_running bad
+finish
