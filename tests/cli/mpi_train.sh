@@ -39,9 +39,14 @@ grep -q 'tfm-train\[[123]\]: step' err && fail "a rank other than 0 logs steps" 
 [ "$(ls ranks4/checkpoints | wc -l)" -eq 3 ] && ok || fail "checkpoints of 4 ranks: $(ls ranks4/checkpoints)"
 grep -q '"batch_parts": 4' ranks4/checkpoints/step-0000000024/state.json && ok || fail "batch parts not recorded"
 
-# By default a job cuts batches into one part per rank.
-expect_status 0 "default parts" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o default2 "${arch[@]}" "${sched[@]}" --steps 4
-grep -q '"batch_parts": 2' default2/checkpoints/step-0000000004/state.json && ok || fail "default parts: $(cat default2/checkpoints/*/state.json)"
+# By default batches are cut into 4 parts, or a multiple of 4 and the ranks: 1, 2 and 4 ranks
+# and one process train alike without being told.
+expect_status 0 "default parts, 2 ranks" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o default2 "${arch[@]}" \
+    "${sched[@]}" --save-every 8 --steps 24
+same_run ref default2 "2 ranks with the default parts against one process"
+expect_status 0 "default parts, 3 ranks" -- mpi 3 tfm-train --src train.txt --tgt train.txt -o default3 "${arch[@]}" \
+    "${sched[@]}" --steps 4
+grep -q '"batch_parts": 12' default3/checkpoints/step-0000000004/state.json && ok || fail "parts of 3 ranks: $(cat default3/checkpoints/*/state.json)"
 expect_status 2 "parts the ranks cannot share" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o odd "${arch[@]}" "${sched[@]}" --steps 4 --batch-parts 3
 expect_err 'batches cut into 3 parts cannot be shared by 2 ranks' "odd parts message"
 [ -e odd/config.json ] && fail "a refused job left a model" || ok
@@ -52,7 +57,7 @@ expect_status 0 "second half on 2 ranks" -- mpi 2 tfm-train --src train.txt --tg
     "${sched[@]}" --save-every 8 --steps 24
 same_run ref resumed "resumed on 2 ranks"
 # A run of 1 part resumed on 2 ranks: the parts become 2, said once.
-expect_status 0 "one part, alone" -- tfm-train --src train.txt --tgt train.txt -o onepart "${arch[@]}" "${sched[@]}" --steps 4
+expect_status 0 "one part, alone" -- tfm-train --src train.txt --tgt train.txt -o onepart "${arch[@]}" "${sched[@]}" --steps 4 --batch-parts 1
 expect_status 0 "one part, resumed on 2" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o onepart --resume \
     "${sched[@]}" --steps 8
 expect_err '^tfm-train\[0\]: the run cut batches into 1 parts, which 2 ranks cannot share: cutting them into 2' "parts message"
