@@ -1,7 +1,7 @@
 // The processes of one training job and what they do together. This class is the job of one
 // process (every call is the identity); MpiCollective (train/mpi_collective.hpp, the tfm_mpi
 // library) is the job of the ranks mpirun or Slurm started. The Trainer sums gradients
-// through it and the schedule agrees on stopping through it (docs/design.md §7).
+// through it and the schedule agrees on stopping through it (docs/distributed.md).
 #pragma once
 
 #include <cstddef>

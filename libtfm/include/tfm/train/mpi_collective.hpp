@@ -4,7 +4,7 @@
 // sum() is a reduce-scatter and an all-gather (MPI_Alltoall, MPI_Allgather: the traffic of a
 // ring allreduce, 2 (R-1)/R of the data per rank), with the reduce step done here in
 // TreeSum's order rather than in whatever order the MPI library picks: the sums are the same
-// bits for any number of ranks (docs/design.md §7). Large buffers go in buckets.
+// bits for any number of ranks (docs/distributed.md). Large buffers go in buckets.
 #pragma once
 
 #include <cstddef>

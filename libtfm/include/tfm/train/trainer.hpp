@@ -2,7 +2,7 @@
 // gradient accumulation, Adam updates, validation loss. tfm-train drives it and does the
 // talking; checkpoint.hpp saves and restores it exactly. Under a Collective of R ranks each
 // rank computes its share of every batch and the gradients are summed across ranks before
-// every rank takes the same Adam step (docs/design.md §7).
+// every rank takes the same Adam step (docs/distributed.md).
 #pragma once
 
 #include <cstdint>

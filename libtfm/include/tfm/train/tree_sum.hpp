@@ -3,7 +3,7 @@
 // exist (left += right), and at the end what is left merges from the right. For 4 values:
 // (v0 + v1) + (v2 + v3).
 //
-// Why it matters (docs/design.md §7): a training update sums the gradients of its batch's
+// Why it matters (docs/distributed.md): a training update sums the gradients of its batch's
 // parts. When R ranks each hold P/R consecutive parts and P/R is a power of two, every rank's
 // block is a node of this tree, and the tree over the R ranks' sums is the rest of it: one
 // process summing all P parts and R ranks summing theirs, then each other's, add the same
