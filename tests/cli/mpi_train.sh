@@ -2,9 +2,9 @@
 # tfm-train as an MPI job on this machine (mpirun -np R, oversubscribed): with the same batch
 # parts, R = 1, 2 and 4 ranks train bit for bit as one process with 2 threads; a run resumes
 # across rank counts (1 -> 2) and ends where an uninterrupted run ends; a stop signal to any
-# rank stops every rank at one update with one checkpoint; a rank killed outright, or one
-# that cannot read its data, ends the whole job with a clear error, leaving the last
-# checkpoint usable.
+# rank stops every rank at one update with one checkpoint; a rank killed outright, one that
+# cannot read its data or one out of memory ends the whole job with a clear error, leaving
+# the last checkpoint usable.
 . "$(dirname "$0")/lib.sh"
 if ! command -v mpirun >/dev/null || ! ldd "$TFM_BIN/tfm-train" | grep -q libtfm_mpi; then
     echo "SKIP: tfm-train built without MPI, or no mpirun (make deps installs OpenMPI)"
@@ -91,23 +91,33 @@ wait_step() {
     return 1
 }
 
+# signal_rank SIGNAL DIR STEP ARGS...: a 2-rank job trains into DIR (stderr in DIR.err); once
+# it logs STEP, SIGNAL goes to rank 1 alone. Sets code (the job's status) and took (seconds
+# from the signal to the job's end, which must be at most 20).
+signal_rank() {
+    local sig=$1 dir=$2 step=$3 job start
+    shift 3
+    mpi 2 tfm-train --src train.txt --tgt train.txt -o "$dir" "$@" --steps 100000 > "$dir.out" 2> "$dir.err" &
+    job=$!
+    wait_step "$dir" "$step" || fail "the job on $dir did not reach step $step: $(cat "$dir.err")"
+    kill "-$sig" "$(rank_pid 1)"
+    start=$SECONDS
+    wait $job
+    code=$?
+    took=$((SECONDS - start))
+    [ $took -le 20 ] && ok || fail "the job on $dir took $took s to end after SIG$sig to rank 1"
+}
+
 # SIGTERM to rank 1 alone: both ranks stop after the same update, rank 0 saves once.
-mpi 2 tfm-train --src train.txt --tgt train.txt -o stopped "${new[@]}" --steps 100000 --save-every 100000 \
-    > stop.out 2> stop.err &
-job=$!
-wait_step stopped 8 || fail "the job did not reach step 8: $(cat stop.err)"
-kill -TERM "$(rank_pid 1)"
-start=$SECONDS
-wait $job
-code=$?
-[ $((SECONDS - start)) -le 20 ] && ok || fail "the job took $((SECONDS - start)) s to stop"
-[ $code -eq 143 ] && ok || fail "exit $code after SIGTERM to rank 1, expected 143: $(tail -5 stop.err)"
-grep -q '^tfm-train\[0\]: interrupted: checkpoint saved in stopped/checkpoints/step-' stop.err && ok || fail "rank 0's stop: $(tail -5 stop.err)"
-grep -q '^tfm-train\[1\]: stopped with the other ranks at step [0-9]*$' stop.err && ok || fail "rank 1's stop: $(tail -5 stop.err)"
+signal_rank TERM stopped 8 "${new[@]}" --save-every 100000
+stop_err=stopped.err
+[ $code -eq 143 ] && ok || fail "exit $code after SIGTERM to rank 1, expected 143: $(tail -5 $stop_err)"
+grep -q '^tfm-train\[0\]: interrupted: checkpoint saved in stopped/checkpoints/step-' $stop_err && ok || fail "rank 0's stop: $(tail -5 $stop_err)"
+grep -q '^tfm-train\[1\]: stopped with the other ranks at step [0-9]*$' $stop_err && ok || fail "rank 1's stop: $(tail -5 $stop_err)"
 ck=$(ls stopped/checkpoints)
 [ "$(echo "$ck" | wc -l)" -eq 1 ] && ok || fail "checkpoints after the stop: $ck"
 s=$((10#${ck#step-}))
-grep -q "at step $s\$" stop.err && ok || fail "rank 1 stopped at another step than rank 0's checkpoint $s"
+grep -q "at step $s\$" $stop_err && ok || fail "rank 1 stopped at another step than rank 0's checkpoint $s"
 # Resumed on 2 ranks to s + 8: the same as 1 process for s + 8 updates straight.
 expect_status 0 "resume the stopped job" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o stopped --resume \
     "${sched[@]}" --save-every 100000 --steps $((s + 8))
@@ -116,16 +126,9 @@ expect_status 0 "straight run to the same step" -- tfm-train --src train.txt --t
 cmp -s stopped/model.safetensors straight/model.safetensors && ok || fail "stopped and resumed differs from straight"
 
 # SIGKILL to rank 1: the job ends within seconds with an error; the checkpoint stays usable.
-mpi 2 tfm-train --src train.txt --tgt train.txt -o killed "${run[@]}" --steps 100000 > kill.out 2> kill.err &
-job=$!
-wait_step killed 16 || fail "the job did not reach step 16: $(cat kill.err)"
-kill -KILL "$(rank_pid 1)"
-start=$SECONDS
-wait $job
-code=$?
-[ $((SECONDS - start)) -le 20 ] && ok || fail "the job took $((SECONDS - start)) s to end after a rank died"
+signal_rank KILL killed 16 "${run[@]}"
 [ $code -ne 0 ] && [ $code -ne 124 ] && ok || fail "exit $code after a rank was killed"
-grep -Eqi 'signal 9|killed' kill.err && ok || fail "no word of the killed rank: $(tail -5 kill.err)"
+grep -Eqi 'signal 9|killed' killed.err && ok || fail "no word of the killed rank: $(tail -5 killed.err)"
 left_running killed
 last=$(ls killed/checkpoints | tail -1)
 expect_status 0 "resume after a killed rank" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o killed --resume \
@@ -142,4 +145,16 @@ head -100 train.txt > short.txt
 expect_status 1 "rank 1 cannot read its data" -- mpi 2 bash one_bad.sh -o bad "${arch[@]}" "${sched[@]}" --steps 4
 expect_err '^tfm-train\[1\]: error: .*short\.txt.* lines' "rank 1's message"
 left_running bad
+# A rank that runs out of memory (a base model in 700 MB of address space) ends the job with
+# its message. Not under ASan, which reserves terabytes of address space for itself.
+if [ "${TFM_SANITIZE:-0}" != 1 ]; then
+    cat > oom.sh <<'EOF'
+[ "$OMPI_COMM_WORLD_RANK" = 1 ] && ulimit -v 700000
+exec tfm-train "$@"
+EOF
+    expect_status 1 "rank 1 runs out of memory" -- mpi 2 bash oom.sh --src train.txt --tgt train.txt -o oom --preset base \
+        --vocab-size 40 "${sched[@]}" --steps 2
+    expect_err '^tfm-train\[1\]: error: out of memory$' "rank 1's message"
+    left_running oom
+fi
 finish
