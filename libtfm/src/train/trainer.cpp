@@ -1,6 +1,7 @@
 #include "tfm/train/trainer.hpp"
 
 #include <chrono>
+#include <cstdint>
 
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
@@ -93,12 +94,21 @@ StepReport Trainer::step() {
         update.push_back(batches_[state_.batch_in_epoch++]);
     }
     // This rank's parts, each one gradient buffer accumulated over the update's batches,
-    // summed in the tree order.
+    // summed in the tree order. A part with no pairs (more parts than pairs) is a zero without
+    // a buffer: adding it changes nothing (at most the sign of a zero, which Adam's update
+    // does not see), so a huge --batch-parts costs only its non-empty parts.
+    constexpr std::size_t kZero = SIZE_MAX;
     struct Part {
-        std::size_t grads;
+        std::size_t grads;  // kZero: all zeros
         LossStats loss;
     };
     auto parts = tree_sum<Part>([this](Part& left, Part&& right) {
+        add_loss(left.loss, right.loss);
+        if (right.grads == kZero) return;
+        if (left.grads == kZero) {
+            left.grads = right.grads;
+            return;
+        }
         std::vector<float*> r;
         visit_parameters(*grads_[right.grads], [&](const std::string&, float* p, std::size_t) { r.push_back(p); });
         std::size_t t = 0;
@@ -109,14 +119,14 @@ StepReport Trainer::step() {
             });
         });
         free_grads_.push_back(right.grads);
-        add_loss(left.loss, right.loss);
     });
     const std::size_t per_rank = opt_.batch_parts / job_->size(), first = job_->rank() * per_rank;
     for (std::size_t p = first; p < first + per_rank; ++p) {
-        Part part{take_grads(), {}};
+        Part part{kZero, {}};
         for (std::size_t a = 0; a < update.size(); ++a) {
             const auto idx = batch_part(train_.pairs, update[a], p, opt_.batch_parts);
             if (idx.empty()) continue;
+            if (part.grads == kZero) part.grads = take_grads();
             TrainOptions lo = opt_.loss;
             // Dropout masks reproducible per update, batch and part.
             lo.seed = state_.seed * 7919ULL + state_.step * 131ULL + a + p * 65537ULL;
@@ -125,6 +135,7 @@ StepReport Trainer::step() {
         parts.push(std::move(part));
     }
     Part total = parts.result();
+    if (total.grads == kZero) total.grads = take_grads();  // this rank's share was empty
     Model& grads = *grads_[total.grads];
     if (job_->size() > 1) sum_across_ranks(grads, total.loss);
     StepReport r;
