@@ -29,4 +29,13 @@ check 3 '\bwoman\b' '\bsing' '\bstage\b'
 check 4 '\bgirl\b' '\beat' '\bapple\b'
 expect_status 0 "encode | decode" -- bash -c "tfm-encode -m '$model' < de.txt | tfm-decode -m '$model' --beam 4"
 cmp -s out en.txt && ok || fail "encode | decode differs from translate: $(cat out)"
+# -m takes a shipped model's name from any directory; a directory of that name here wins.
+mkdir -p elsewhere
+expect_status 0 "-m by the shipped model's name" -- bash -c "cd elsewhere && tfm-translate -m multi30k-de-en --beam 4 < ../de.txt"
+cmp -s out en.txt && ok || fail "-m multi30k-de-en differs: $(cat out)"
+mkdir -p elsewhere/multi30k-de-en
+expect_status 1 "a directory here of that name wins" -- bash -c "cd elsewhere && tfm-translate -m multi30k-de-en < ../de.txt"
+expect_err 'multi30k-de-en' "the local directory's error"
+expect_status 1 "an unknown name" -- bash -c "cd elsewhere && tfm-translate -m no-such-model < ../de.txt"
+expect_err 'no-such-model' "the unknown name's error"
 finish

@@ -99,6 +99,30 @@ void block_tokens(float* logprobs, std::size_t vocab, const std::vector<std::int
     }
 }
 
+// The indices of the k largest entries of row [v], largest first, ties to the lower index (what
+// a partial sort by (value desc, index asc) gives), in one pass: a decoding step looks at every
+// row of the vocabulary, and k (twice the beam) is small.
+void best_k(const float* row, std::size_t v, std::size_t k, std::vector<std::size_t>& best) {
+    best.clear();
+    for (std::size_t i = 0; i < v; ++i) {
+        const float x = row[i];
+        std::size_t j;
+        if (best.size() < k) {
+            j = best.size();
+            best.push_back(i);
+        } else if (k > 0 && x > row[best.back()]) {
+            j = k - 1;  // the last (worst) leaves
+        } else {
+            continue;  // no better than the worst kept: an equal value keeps its lower index ahead
+        }
+        while (j > 0 && row[best[j - 1]] < x) {
+            best[j] = best[j - 1];
+            --j;
+        }
+        best[j] = i;
+    }
+}
+
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -259,15 +283,13 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
             float lp;  // the token's own
         };
         std::vector<std::vector<Cand>> cands(batch);
-        std::vector<std::size_t> idx(v);
+        std::vector<std::size_t> idx;
         const std::size_t k = std::min(v, 2 * beam);
         for (std::size_t r = 0; r < live.size(); ++r) {
             float* row = lp.data() + r * v;
             block_tokens(row, v, live[r].path.ids, live[r].sentence, opt);
-            for (std::size_t i = 0; i < v; ++i) idx[i] = i;
-            auto better = [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] > row[b] : a < b; };
-            std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), better);
-            for (std::size_t i = 0; i < k && row[idx[i]] != -std::numeric_limits<float>::infinity(); ++i)
+            best_k(row, v, k, idx);
+            for (std::size_t i = 0; i < idx.size() && row[idx[i]] != -std::numeric_limits<float>::infinity(); ++i)
                 cands[live[r].sentence].push_back({live[r].path.logp + row[idx[i]], r, std::int64_t(idx[i]), row[idx[i]]});
         }
         std::vector<Live> next;
