@@ -24,6 +24,9 @@ expect_status 0 "installed tfm-translate --help" -- env -u TFM_MODEL "$prefix/bi
 grep -q "$prefix/bin/../share/tfm/models/multi30k-de-en" out && ok || fail "default model: $(grep -A1 -- --model out)"
 expect_status 0 "installed tfm-translate without -m" -- bash -c "echo 'Zwei Hunde spielen im Schnee.' | env -u TFM_MODEL '$prefix/bin/tfm-translate'"
 grep -qi 'dogs' out && ok || fail "translation: $(cat out)"
+expect_status 0 "installed tfm-translate -m by name" -- bash -c "cd / && echo 'Zwei Hunde spielen im Schnee.' | env -u TFM_MODEL '$prefix/bin/tfm-translate' -m multi30k-de-en"
+grep -qi 'dogs' out && ok || fail "translation by name: $(cat out)"
+expect_status 0 "installed tfm-train runs (its libraries found)" -- env -u LD_LIBRARY_PATH "$prefix/bin/tfm-train" --help
 PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags --libs tfm > pc.out 2>&1 \
     && grep -q -- "-ltfm" pc.out && ok || fail "pkg-config tfm: $(cat pc.out)"
 
