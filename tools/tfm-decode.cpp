@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
         tfm::Input in(STDIN_FILENO);
         tfm::TensorReader reader(in);
         tfm::Output out(STDOUT_FILENO);
-        const std::size_t window = flags.window ? flags.window : 8 * flags.batch;
+        const std::size_t window = tfm::tool::read_ahead(flags);
         std::optional<tfm::tool::PrefixReader> prefixes;
         if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         if (flags.replace_unk && source_text.empty())

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
         if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         for (;;) {
             const std::size_t first = reader.lines_read;
-            auto sources = reader.next_window(flags.window ? flags.window : 8 * flags.batch);
+            auto sources = reader.next_window(tfm::tool::read_ahead(flags));
             if (sources.empty()) break;
             opt.first_index = first;
             if (prefixes) opt.prefixes = prefixes->next(sources.size());

@@ -7,6 +7,7 @@
 #include "tfm/decode/alignment.hpp"
 #include "tfm/io/json.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/base/parallel.hpp"
 
 namespace tfm::tool {
 
@@ -48,7 +49,7 @@ void add_decode_flags(CLI::App& app, DecodeFlags& f) {
         ->check(in_range(1, kMaxLength));
     app.add_option("--min-length,--min-decoding-length", f.min_len, "No eos before this many tokens (default 0)")->check(in_range(0, kMaxLength));
     app.add_option("--batch-size", f.batch, "Sentences per batch (default 32)")->check(in_range(1, kMaxBatch));
-    app.add_option("--window", f.window, "Sentences read ahead and sorted by length (default 8 x batch size)")
+    app.add_option("--window", f.window, "Sentences read ahead and sorted by length (default 8 x batch size, or a batch per thread if more)")
         ->check(in_range(1, kMaxWindow));
     app.add_flag("--ids", f.ids, "Print token ids instead of text");
     app.add_option("--format", f.format,
@@ -250,6 +251,10 @@ std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& 
     const Hypothesis& best = hyps.front();
     if (f.scores) out += number("%.6f", best.score) + "\t";
     return out + text(best) + "\n";
+}
+
+std::size_t read_ahead(const DecodeFlags& f) {
+    return f.window ? f.window : std::max<std::size_t>(8, std::size_t(num_threads())) * f.batch;
 }
 
 }  // namespace tfm::tool

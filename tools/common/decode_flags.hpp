@@ -51,6 +51,9 @@ struct DecodeFlags {
 };
 
 void add_decode_flags(CLI::App& app, DecodeFlags& f);
+// Sentences read ahead and sorted by length: --window, else 8 batches, or one batch per thread
+// when there are more threads (whole batches run one per thread: translator.hpp).
+std::size_t read_ahead(const DecodeFlags& f);
 DecodeOptions decode_options(const DecodeFlags& f);
 // The model's own settings (generation_config.json) where the command line gave none: beam
 // (num_beams, never below --n-best), output cap (max_length - 1 generated tokens), min_length,
