@@ -10,8 +10,10 @@ if ! command -v mpirun >/dev/null || ! ldd "$TFM_BIN/tfm-train" | grep -q libtfm
     echo "SKIP: tfm-train built without MPI, or no mpirun (make deps installs OpenMPI)"
     exit 77
 fi
-# OpenMPI as root, more ranks than cores, shared memory only.
+# OpenMPI as root, more ranks than cores, shared memory only, and no single-copy transfers
+# between processes (containers often forbid the ptrace-like reads they need).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 # Under the sanitizers, OpenMPI's components leak at exit from code that is unloaded by then
 # (no frame can be named, so no suppression can match): leak checking is off for the ranks;
 # every other check stays on, and tfm's own code is leak-checked by the one-process tests.
