@@ -178,7 +178,7 @@ namespace {
 
 // fn(i) for batches 0..n-1. With at least as many batches as threads, each thread takes whole
 // batches (a decoding step's products are too small to share well among threads: on 2 cores,
-// whole batches per thread decode beam 4 about 1.5 times as fast); with fewer, one batch after
+// whole batches per thread decode beam 4 about 1.3 times as fast); with fewer, one batch after
 // another, each with every thread. Products are split by their shape alone, so the results are
 // the same bits either way.
 template <class F>

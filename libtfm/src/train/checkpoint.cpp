@@ -18,6 +18,7 @@
 #include "tfm/io/io.hpp"
 #include "tfm/io/json.hpp"
 #include "tfm/model/model_dir.hpp"
+#include "tfm/model/parameter_spans.hpp"
 
 namespace tfm {
 
@@ -94,20 +95,14 @@ Model average_checkpoints(const std::vector<std::string>& paths) {
     if (paths.empty()) throw Error("no checkpoints to average");
     const ModelConfig c = load_config(paths.front() + "/config.json");
     Model sum = load_model_weights(c, SafeTensors::open(paths.front() + "/model.safetensors"));
-    std::vector<std::pair<float*, std::size_t>> acc;
-    visit_parameters(sum, [&](const std::string&, float* p, std::size_t n) { acc.push_back({p, n}); });
     for (std::size_t k = 1; k < paths.size(); ++k) {
         if (config_json(load_config(paths[k] + "/config.json")) != config_json(c))
             throw Error(paths[k] + ": another architecture than " + paths.front());
         Model m = load_model_weights(c, SafeTensors::open(paths[k] + "/model.safetensors"));
-        std::size_t t = 0;
-        visit_parameters(m, [&](const std::string&, float* p, std::size_t n) {
-            for (std::size_t i = 0; i < n; ++i) acc[t].first[i] += p[i];
-            ++t;
-        });
+        add_parameters(sum, m);
     }
     const float inv = 1.0f / float(paths.size());
-    for (auto& [p, n] : acc)
+    for (auto& [p, n] : parameter_spans(sum))
         for (std::size_t i = 0; i < n; ++i) p[i] *= inv;
     return sum;
 }

@@ -5,6 +5,7 @@
 
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
+#include "tfm/model/parameter_spans.hpp"
 
 namespace tfm {
 
@@ -44,9 +45,7 @@ Adam::Adam(const Model& m, const AdamOptions& opt) : opt_(opt), d_model_(m.confi
 double Adam::learning_rate() const { return noam_learning_rate(step_ + 1, d_model_, opt_.warmup, opt_.lr_factor); }
 
 double Adam::update(Model& model, Model& grads, double grad_scale) {
-    std::vector<std::pair<float*, std::size_t>> params, gs;
-    visit_parameters(model, [&](const std::string&, float* p, std::size_t n) { params.push_back({p, n}); });
-    visit_parameters(grads, [&](const std::string&, float* p, std::size_t n) { gs.push_back({p, n}); });
+    const auto params = parameter_spans(model), gs = parameter_spans(grads);
     if (params.size() != m_.size() || gs.size() != m_.size()) throw Error("Adam: the model's structure changed");
     // Chunks of the parameters over the thread pool (the result does not depend on the split).
     constexpr std::size_t kChunk = 1 << 15;

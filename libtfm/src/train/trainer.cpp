@@ -6,6 +6,7 @@
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/decode/translator.hpp"
+#include "tfm/model/parameter_spans.hpp"
 #include "tfm/train/tree_sum.hpp"
 
 namespace tfm {
@@ -57,25 +58,23 @@ std::size_t Trainer::take_grads() {
         grads_.push_back(std::make_unique<Model>(zeros_like(model_)));
         return i;
     }
-    visit_parameters(*grads_[i], [](const std::string&, float* p, std::size_t n) { parallel_fill(p, n); });
+    for (const auto& [p, n] : parameter_spans(*grads_[i])) parallel_fill(p, n);
     return i;
 }
 
 void Trainer::sum_across_ranks(Model& grads, LossStats& loss) {
+    const auto spans = parameter_spans(grads);
     std::size_t n = 0;
-    visit_parameters(grads, [&](const std::string&, float*, std::size_t k) { n += k; });
+    for (const auto& [p, k] : spans) n += k;
     flat_.resize(n);
-    std::size_t at = 0;
-    visit_parameters(grads, [&](const std::string&, float* p, std::size_t k) {
-        std::copy(p, p + k, flat_.data() + at);
-        at += k;
-    });
+    float* at = flat_.data();
+    for (const auto& [p, k] : spans) at = std::copy(p, p + k, at);
     job_->sum(flat_.data(), n);
-    at = 0;
-    visit_parameters(grads, [&](const std::string&, float* p, std::size_t k) {
-        std::copy(flat_.data() + at, flat_.data() + at + k, p);
+    at = flat_.data();
+    for (const auto& [p, k] : spans) {
+        std::copy(at, at + k, p);
         at += k;
-    });
+    }
     double s[3] = {loss.smoothed, loss.nll, double(loss.tokens)};
     job_->sum(s, 3);
     loss = {s[0], s[1], std::size_t(s[2])};
@@ -109,15 +108,7 @@ StepReport Trainer::step() {
             left.grads = right.grads;
             return;
         }
-        std::vector<float*> r;
-        visit_parameters(*grads_[right.grads], [&](const std::string&, float* p, std::size_t) { r.push_back(p); });
-        std::size_t t = 0;
-        visit_parameters(*grads_[left.grads], [&](const std::string&, float* p, std::size_t n) {
-            const float* q = r[t++];
-            parallel_blocks(n, 1 << 16, [&](std::size_t i0, std::size_t i1) {
-                for (std::size_t i = i0; i < i1; ++i) p[i] += q[i];
-            });
-        });
+        add_parameters(*grads_[left.grads], *grads_[right.grads]);
         free_grads_.push_back(right.grads);
     });
     const std::size_t per_rank = opt_.batch_parts / job_->size(), first = job_->rank() * per_rank;
