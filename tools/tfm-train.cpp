@@ -14,6 +14,7 @@
 
 #include "common/checks.hpp"
 #include "common/model_flags.hpp"
+#include "common/run_settings.hpp"
 #include "common/tool.hpp"
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/io/dir_guard.hpp"
@@ -134,7 +135,8 @@ int main(int argc, char** argv) {
     tfm::tool::ArchFlags arch;
     tfm::TrainerOptions to;
     tfm::AdamOptions ao;
-    to.loss.dropout = -1.0f;  // -1: the config's
+    to.loss.dropout = to.loss.attention_dropout = to.loss.activation_dropout = -1.0f;  // -1: the config's
+    tfm::tool::RunSettings run;  // what --resume carries over
     app.add_option("--src", f.src, "Source sentences, one per line (gzip ok)")->required()->check(CLI::ExistingFile);
     app.add_option("--tgt", f.tgt, "Target sentences, line-aligned with --src")->required()->check(CLI::ExistingFile);
     auto* vs = app.add_option("--valid-src", f.valid_src, "Validation sources")->check(CLI::ExistingFile);
@@ -152,8 +154,8 @@ int main(int argc, char** argv) {
                  "Train one SentencePiece model per side: separate source and target vocabularies and embeddings")
         ->excludes(spm_flag);
     tfm::tool::add_arch_flags(app, arch);
-    app.add_option("--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)")->check(in_range(1, 1 << 24));
-    app.add_option("--accumulate", to.accumulate, "Batches per update (default 1)")->check(in_range(1, 1 << 16));
+    run.add(app, "--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)", in_range(1, 1 << 24));
+    run.add(app, "--accumulate", to.accumulate, "Batches per update (default 1)", in_range(1, 1 << 16));
     app.add_option("--batch-parts", to.batch_parts,
                    "Cut every batch into this many parts, their gradients summed in a fixed order: the same training "
                    "bit for bit on any number of ranks that divides it (default 4, or a multiple of the ranks; on "
@@ -161,11 +163,16 @@ int main(int argc, char** argv) {
         ->check(in_range(1, 1 << 16));
     app.add_option("--steps", f.schedule.steps, "Stop after this many updates (default 100000)")->check(in_range(1, kMaxCount));
     app.add_option("--epochs", f.schedule.epochs, "Stop after this many epochs (default: --steps decides)")->check(in_range(1, kMaxCount));
-    app.add_option("--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)")->check(in_range(0, 1000));
-    app.add_option("--warmup", ao.warmup, "Warmup steps (default 4000)")->check(in_range(1, kMaxCount));
-    app.add_option("--clip-norm", ao.clip_norm, "Clip the gradient norm (default 0: off)")->check(in_range(0, 1e9));
-    app.add_option("--label-smoothing", to.loss.label_smoothing, "epsilon (default 0.1)")->check(in_range(0, 1, true));
-    app.add_option("--dropout", to.loss.dropout, "Dropout (default: the config's, 0.1)")->check(in_range(0, 1, true));
+    run.add(app, "--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)", in_range(0, 1000));
+    run.add(app, "--warmup", ao.warmup, "Warmup steps (default 4000)", in_range(1, kMaxCount));
+    run.add(app, "--clip-norm", ao.clip_norm, "Clip the gradient norm (default 0: off)", in_range(0, 1e9));
+    run.add(app, "--label-smoothing", to.loss.label_smoothing, "epsilon (default 0.1)", in_range(0, 1, true));
+    run.add(app, "--dropout", to.loss.dropout,
+            "Dropout on embeddings and sublayer outputs (default: the config's, 0.1)", in_range(0, 1, true));
+    run.add(app, "--attention-dropout", to.loss.attention_dropout,
+            "Dropout on attention probabilities (default: the config's, 0)", in_range(0, 1, true));
+    run.add(app, "--activation-dropout", to.loss.activation_dropout,
+            "Dropout on the feed-forward's hidden layer (default: the config's, 0)", in_range(0, 1, true));
     app.add_option("--seed", f.seed, "Seed of weights, data order and dropout (default 1)");
     app.add_option("--save-every", f.schedule.save_every, "Checkpoint every N updates (default 1000)")->check(in_range(1, kMaxCount));
     app.add_option("--keep", f.schedule.keep, "Checkpoints kept (default 5)")->check(in_range(1, 1 << 20));
@@ -220,22 +227,35 @@ int main(int argc, char** argv) {
         if (f.resume && tfm::tool::arch_flags_given(app)) {
             const tfm::tool::SpmChoice spm{f.out + "/source.spm", f.out + "/target.spm", model.config.share_embeddings};
             tfm::ModelConfig asked = tfm::tool::config_from_flags(arch, spm);
-            if (tfm::config_json(asked) != tfm::config_json(model.config))
+            if (!tfm::same_architecture(asked, model.config))
                 throw tfm::Error(f.out + " holds a model of another architecture than the flags ask for");
         }
-        if (to.loss.dropout < 0) to.loss.dropout = model.config.dropout;
-        tfm::Adam adam(model, ao);
         tfm::TrainState state;
         state.seed = f.seed;
         std::optional<std::size_t> recorded_parts;
-        if (f.resume) {
-            if (auto ck = tfm::latest_checkpoint(f.out)) {
-                tfm::load_checkpoint(*ck, model, adam, state);
-                recorded_parts = state.batch_parts;
-                note("resuming from " + *ck + " at step " + std::to_string(state.step));
-            }
+        std::optional<std::string> checkpoint = f.resume ? tfm::latest_checkpoint(f.out) : std::nullopt;
+        if (checkpoint) {  // the run's settings first: Adam's schedule is one of them
+            state = tfm::load_checkpoint_state(*checkpoint);
+            run.resume(state.settings, *checkpoint + "/state.json", note);
         }
+        // Dropout rates not given (nor recorded) are the config's; the config records the run's.
+        for (auto [rate, in_config] : {std::pair{&to.loss.dropout, &model.config.dropout},
+                                       {&to.loss.attention_dropout, &model.config.attention_dropout},
+                                       {&to.loss.activation_dropout, &model.config.activation_dropout}}) {
+            if (*rate < 0) *rate = *in_config;
+        }
+        tfm::Adam adam(model, ao);
+        if (checkpoint) {
+            tfm::load_checkpoint(*checkpoint, model, adam, state);
+            recorded_parts = state.batch_parts;
+            note("resuming from " + *checkpoint + " at step " + std::to_string(state.step));
+        }
+        model.config.dropout = to.loss.dropout;
+        model.config.attention_dropout = to.loss.attention_dropout;
+        model.config.activation_dropout = to.loss.activation_dropout;
+        if (staged) tfm::write_file_atomic(staged->path() + "/config.json", tfm::config_json(model.config));
         to.batch_parts = batch_parts(to.batch_parts, recorded_parts, ranks.size(), note);
+        state.settings = run.record();
         if (to.batch_parts % ranks.size() != 0)
             throw tfm::UsageError("batches cut into " + std::to_string(to.batch_parts) + " parts cannot be shared by " +
                                   std::to_string(ranks.size()) + " ranks: give --batch-parts a multiple of the ranks");

@@ -73,6 +73,25 @@ expect_status 0 "resume" -- tfm-train --src train.txt --tgt train.txt -o halves 
 expect_err "resuming from halves/checkpoints/step-0000000020 at step 20" "resume message"
 cmp -s straight/model.safetensors halves/model.safetensors && ok || fail "a resumed run differs from an uninterrupted one"
 cmp -s <(cut -f1-6 straight/metrics.tsv) <(cut -f1-6 halves/metrics.tsv) && ok || fail "loss curves differ"
+# A run resumes with the settings it was started with (batch size, schedule, smoothing,
+# dropout) when they are not given again; given again with another value, they win, noted.
+tfm-train --src train.txt --tgt train.txt -o bare "${common[@]}" --steps 20 --save-every 20 --log-every 20 2>/dev/null
+expect_status 0 "resume without the run's settings" -- tfm-train --src train.txt --tgt train.txt -o bare --steps 40 \
+    --save-every 20 --log-every 20 --resume
+cmp -s straight/model.safetensors bare/model.safetensors && ok || fail "a run resumed without its settings differs"
+grep -q '"warmup": 100' bare/checkpoints/step-0000000040/state.json && ok || fail "settings in state.json"
+cp -r bare changed
+expect_status 0 "resume with another warmup" -- tfm-train --src train.txt --tgt train.txt -o changed --steps 41 --resume \
+    --warmup 50 --log-every 1
+expect_err "tfm-train: --warmup 50 replaces the run's 100" "changed setting note"
+sed -i 's/"warmup": 50/"warmup": 0/' changed/checkpoints/step-0000000041/state.json
+expect_status 1 "a damaged recorded setting" -- tfm-train --src train.txt --tgt train.txt -o changed --steps 42 --resume
+expect_err "state.json: the recorded --warmup 0 is out of range" "damaged setting message"
+# Every dropout rate the run trains with is in its config.json (and each one changes training).
+expect_status 0 "all three dropouts" -- tfm-train --src train.txt --tgt train.txt -o dropped --preset tiny --spm copy/source.spm \
+    --steps 2 --batch-tokens 512 --dropout 0.2 --attention-dropout 0.1 --activation-dropout 0.05
+grep -q '"dropout": 0.2,' dropped/config.json && grep -q '"attention_dropout": 0.1,' dropped/config.json &&
+    grep -q '"activation_dropout": 0.05,' dropped/config.json && ok || fail "dropout rates in config.json: $(cat dropped/config.json)"
 
 # SIGINT: a checkpoint, exit 130, and the run resumes from it.
 tfm-train --src train.txt --tgt train.txt -o stopped "${common[@]}" --steps 100000 --save-every 100000 2>stop.err &

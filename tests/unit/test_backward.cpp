@@ -143,10 +143,39 @@ TEST_CASE("backward: feed-forward with each activation") {
     }
 }
 
+TEST_CASE("backward: feed-forward with dropout on its hidden layer") {
+    for (Activation a : {Activation::Relu, Activation::Gelu}) {
+        CAPTURE(activation_name(a));
+        const std::size_t n = 3, d = 4, f = 6;
+        Rng rng(8);
+        FeedForward ff = random_feedforward(d, f, rng);
+        for (float& b : ff.fc1.bias) b = rng.uniform(-0.5f, 0.5f);
+        auto x = random_vec(n * d, 9), w = random_vec(n * d, 10);
+        const DropoutMask mask{dropout_key(5, 0), 0.4f};
+        std::vector<float> hidden, pre, dx(n * d), y(n * d), plain(n * d);
+        auto loss = [&] {
+            std::vector<float> z(n * d);
+            feedforward_forward(mat(z.data(), n, d), mat(x.data(), n, d), ff, a, hidden, nullptr, mask);
+            return dot(z, w);
+        };
+        feedforward_forward(mat(y.data(), n, d), mat(x.data(), n, d), ff, a, hidden, &pre, mask);
+        feedforward_forward(mat(plain.data(), n, d), mat(x.data(), n, d), ff, a, hidden);
+        CHECK(dot(y, w) == doctest::Approx(loss()).epsilon(1e-6));
+        CHECK(dot(y, w) != doctest::Approx(dot(plain, w)));
+        FeedForward g{zeros_like(ff.fc1), zeros_like(ff.fc2)};
+        feedforward_backward(mat(dx.data(), n, d), g, mat(w.data(), n, d), mat(x.data(), n, d), pre, ff, a, hidden,
+                             mask);
+        check_grad("dx", loss, x.data(), dx.data(), dx.size(), 1e-3);
+        check_grad("dW1", loss, ff.fc1.weight.data(), g.fc1.weight.data(), g.fc1.weight.size(), 1e-3);
+        check_grad("dW2", loss, ff.fc2.weight.data(), g.fc2.weight.data(), g.fc2.weight.size(), 1e-3);
+    }
+}
+
 TEST_CASE("backward: multi-head attention with padding and causal masks, self and cross") {
     const std::size_t d = 8, heads = 2;
-    for (bool causal : {false, true}) {
+    for (bool causal : {false, true}) for (float drop : {0.0f, 0.3f}) {
         CAPTURE(causal);
+        CAPTURE(drop);  // dropout on the attention probabilities
         MultiHeadConfig cfg;
         cfg.d = d;
         cfg.attention.heads = heads;
@@ -165,6 +194,7 @@ TEST_CASE("backward: multi-head attention with padding and causal masks, self an
         auto run = [&](MultiHeadSaved& saved) {
             std::vector<float> y(nq * d);
             ConstMat q = mat(xq.data(), nq, d), m = causal ? q : mat(xm.data(), nkv, d);
+            saved.dropout = DropoutMask{dropout_key(3, 1), drop};
             multihead_forward_train(mat(y.data(), nq, d), q, m, m, spans, opt, p, saved);
             return dot(y, w);
         };
@@ -299,7 +329,8 @@ TEST_CASE("backward: label-smoothed cross-entropy matches its definition and its
 }
 
 TEST_CASE("backward: the whole model with dropout (the backward pass draws the forward pass's masks again)") {
-    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) for (bool inner : {false, true}) {
+        CAPTURE(inner);  // dropout on attention probabilities and the feed-forward's hidden layer too
         ModelConfig c = tiny_model_config();
         c.norm = norm;
         c.activation = Activation::Gelu;  // smooth: no ReLU kink between the finite-difference steps
@@ -308,6 +339,18 @@ TEST_CASE("backward: the whole model with dropout (the backward pass draws the f
         TrainOptions opt;
         opt.dropout = 0.3f;
         opt.seed = 42;
+        if (inner) {
+            TrainOptions outer_only = opt;
+            opt.attention_dropout = opt.activation_dropout = 0.3f;
+            Model g1 = zeros_like(m);
+            TrainingWorkspace w1;
+            const double without = forward_backward(m, batch, g1, outer_only, w1).smoothed;
+            for (float TrainOptions::*which : {&TrainOptions::attention_dropout, &TrainOptions::activation_dropout}) {
+                TrainOptions one = outer_only;
+                one.*which = 0.3f;  // each kind on its own changes the loss: it is applied
+                CHECK(forward_backward(m, batch, g1, one, w1).smoothed != without);
+            }
+        }
         Model g = zeros_like(m), scratch = zeros_like(m);
         TrainingWorkspace ws;
         const LossStats st = forward_backward(m, batch, g, opt, ws);

@@ -104,7 +104,7 @@ TEST_CASE("baseline layers: restricted attention sees its window only; a wide wi
     AttentionOptions a;
     a.heads = heads;
     ConstMat xm = mat(x.data(), n, d);
-    dot_product_attention({AttentionItem{xm, xm, xm, mat(full.data(), n, d), nullptr, n}}, a);
+    dot_product_attention({AttentionItem{xm, xm, xm, mat(full.data(), n, d), nullptr, n, {}, 0}}, a);
     std::vector<double> fd(full.begin(), full.end());
     check_all_close(wide, fd, 1e-5);
     CHECK(restricted_attention_flops(n, d, 2 * n) == attention_flops(n, n, d, d));

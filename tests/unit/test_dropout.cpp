@@ -101,3 +101,23 @@ TEST_CASE("dropout: the residual form, p = 0, and NaN") {
     dropout_mask_values(m.data(), n, 0, {dropout_key(1, 1), 1.0f});
     for (float v : m) CHECK(v == 0.0f);
 }
+
+TEST_CASE("dropout: a stream's three kinds of masks have keys of their own") {
+    DropoutStream s(7, 0.1f, 0.2f, 0.3f);
+    const DropoutMask a = s.next(), b = s.next_attention(), c = s.next_activation(), a2 = s.next();
+    CHECK(a.key == dropout_key(7, 0));  // the sublayer masks keep the keys they always had
+    CHECK(a2.key == dropout_key(7, 1));
+    CHECK(a.p == 0.1f);
+    CHECK(b.p == 0.2f);
+    CHECK(c.p == 0.3f);
+    CHECK(b.key != a.key);
+    CHECK(b.key != a2.key);
+    CHECK(c.key != b.key);
+    CHECK(s.next_attention().key != b.key);
+    // A kind switched off still counts: the next attention mask is the same either way.
+    DropoutStream off(7, 0.1f, 0.0f, 0.3f);
+    CHECK_FALSE(off.next_attention().active());
+    DropoutStream on(7, 0.1f, 0.2f, 0.3f);
+    on.next_attention();
+    CHECK(off.next_activation().key == on.next_activation().key);
+}

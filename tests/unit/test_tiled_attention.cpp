@@ -33,8 +33,8 @@ TEST_CASE("tiled attention equals the plain one: self, cross, causal, padding, h
         o.causal = c.causal;
         o.scaled = c.scaled;
         ConstMat qm = mat(q.data(), c.tq, c.d), km = mat(k.data(), c.tk, c.d), vm = mat(v.data(), c.tk, c.d);
-        dot_product_attention({AttentionItem{qm, km, vm, mat(plain.data(), c.tq, c.d), nullptr, c.key_len}}, o);
-        tiled_attention({AttentionItem{qm, km, vm, mat(tiled.data(), c.tq, c.d), nullptr, c.key_len}}, o);
+        dot_product_attention({AttentionItem{qm, km, vm, mat(plain.data(), c.tq, c.d), nullptr, c.key_len, {}, 0}}, o);
+        tiled_attention({AttentionItem{qm, km, vm, mat(tiled.data(), c.tq, c.d), nullptr, c.key_len, {}, 0}}, o);
         double worst = 0;
         for (std::size_t i = 0; i < plain.size(); ++i)
             worst = std::max(worst, std::fabs(double(plain[i]) - tiled[i]) / (1.0 + std::fabs(plain[i])));
@@ -51,8 +51,8 @@ TEST_CASE("tiled attention: batches of strided views, and no weights") {
     std::vector<AttentionItem> pi, ti;
     for (std::size_t i = 0; i < b; ++i) {
         ConstMat xi = mat(x.data() + i * t * d, t, d);
-        pi.push_back({xi, xi, xi, mat(plain.data() + i * t * d, t, d), nullptr, t - 10 * i});
-        ti.push_back({xi, xi, xi, mat(tiled.data() + i * t * d, t, d), nullptr, t - 10 * i});
+        pi.push_back({xi, xi, xi, mat(plain.data() + i * t * d, t, d), nullptr, t - 10 * i, {}, 0});
+        ti.push_back({xi, xi, xi, mat(tiled.data() + i * t * d, t, d), nullptr, t - 10 * i, {}, 0});
     }
     AttentionOptions o;
     o.heads = 4;

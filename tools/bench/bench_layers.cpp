@@ -43,7 +43,7 @@ LayerBenchPoint bench_layer(LayerKind kind, std::size_t n, std::size_t d, const 
             AttentionOptions a;
             a.heads = opt.heads;
             head_size(d, opt.heads);
-            p.timing = time_it([&] { dot_product_attention({AttentionItem{xm, xm, xm, ym, nullptr, n}}, a); }, opt.timing);
+            p.timing = time_it([&] { dot_product_attention({AttentionItem{xm, xm, xm, ym, nullptr, n, {}, 0}}, a); }, opt.timing);
             p.flops = attention_flops(n, n, d, d);
             break;
         }

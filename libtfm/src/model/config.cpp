@@ -163,6 +163,12 @@ std::string config_json(const ModelConfig& c) {
     return j.dump(2) + "\n";
 }
 
+bool same_architecture(const ModelConfig& a, const ModelConfig& b) {
+    ModelConfig x = a;
+    x.dropout = b.dropout, x.attention_dropout = b.attention_dropout, x.activation_dropout = b.activation_dropout;
+    return config_json(x) == config_json(b);
+}
+
 ModelConfig preset_config(const std::string& name, std::size_t vocab_size) {
     ModelConfig c;
     std::size_t n, d, h, f;

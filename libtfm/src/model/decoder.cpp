@@ -67,13 +67,18 @@ void decoder_layers(std::vector<float>& x, std::size_t n, const Model& m, Decode
     for (std::size_t l = 0; l < m.decoder.size(); ++l) {
         const DecoderLayer& layer = m.decoder[l];
         DecoderLayerTrace* t = trace ? &trace->layers[l] : nullptr;
+        stack::next_attention_mask(dropout, t ? &t->self_mha : nullptr);
         residual_sublayer(x, n, layer.self_attn_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->self : nullptr,
                           [&](Mat out, ConstMat in) { self(l, out, in, t ? &t->self_mha : nullptr); });
+        stack::next_attention_mask(dropout, t ? &t->cross_mha : nullptr);
         residual_sublayer(x, n, layer.cross_attn_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->cross : nullptr,
                           [&](Mat out, ConstMat in) { cross(l, out, in, t ? &t->cross_mha : nullptr); });
+        const DropoutMask hidden_mask = stack::next_activation_mask(dropout);
+        if (t) t->ffn_dropout = hidden_mask;
         residual_sublayer(x, n, layer.final_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->ffn : nullptr,
                           [&](Mat out, ConstMat in) {
-                              feedforward_forward(out, in, layer.ffn, c.activation, ws.hidden, t ? &t->ffn_kept : nullptr);
+                              feedforward_forward(out, in, layer.ffn, c.activation, ws.hidden, t ? &t->ffn_kept : nullptr,
+                                                  hidden_mask);
                           });
     }
     if (m.decoder_final_ln) stack::final_norm(x, n, *m.decoder_final_ln, trace ? &trace->final_in : nullptr);

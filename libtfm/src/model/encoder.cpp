@@ -47,13 +47,17 @@ void encoder_layers(std::vector<float>& xv, const ModelConfig& c, const std::vec
             }
         }
         for (std::size_t i = 0; i < b; ++i) spans[i].weights = weights ? weights + i * opt.heads * s * s : nullptr;
+        stack::next_attention_mask(dropout, t ? &t->mha : nullptr);
         residual_sublayer(xv, n, layer.self_attn_ln, c.norm, stack::next_mask(dropout), ws.sub,
                           t ? &t->attention : nullptr, [&](Mat out, ConstMat in) {
                               multihead_forward(out, in, in, in, spans, opt, layer.self_attn, ws.attn, t ? &t->mha : nullptr);
                           });
+        const DropoutMask hidden_mask = stack::next_activation_mask(dropout);
+        if (t) t->ffn_dropout = hidden_mask;
         residual_sublayer(xv, n, layer.final_ln, c.norm, stack::next_mask(dropout), ws.sub, t ? &t->ffn : nullptr,
                           [&](Mat out, ConstMat in) {
-                              feedforward_forward(out, in, layer.ffn, c.activation, ws.hidden, t ? &t->ffn_kept : nullptr);
+                              feedforward_forward(out, in, layer.ffn, c.activation, ws.hidden, t ? &t->ffn_kept : nullptr,
+                                                  hidden_mask);
                           });
     }
     if (final_ln) stack::final_norm(xv, n, *final_ln, trace ? &trace->final_in : nullptr);

@@ -7,11 +7,21 @@
 
 #include "tfm/nn/dropout.hpp"
 #include "tfm/nn/layernorm.hpp"
+#include "tfm/nn/multihead.hpp"
 
 namespace tfm::stack {
 
 // The next mask of the pass; inactive without a stream (inference).
 inline DropoutMask next_mask(DropoutStream* dropout) { return dropout ? dropout->next() : DropoutMask{}; }
+// The next mask on attention probabilities, kept in *keep (training) when given.
+inline void next_attention_mask(DropoutStream* dropout, MultiHeadSaved* keep) {
+    const DropoutMask m = dropout ? dropout->next_attention() : DropoutMask{};
+    if (keep) keep->dropout = m;
+}
+// The next mask on the feed-forward's hidden layer.
+inline DropoutMask next_activation_mask(DropoutStream* dropout) {
+    return dropout ? dropout->next_activation() : DropoutMask{};
+}
 
 // Dropout on the embedded rows x [N,D]: the mask is drawn (and kept in *kept) whenever a
 // stream is given.

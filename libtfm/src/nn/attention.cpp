@@ -72,20 +72,31 @@ void attend(const std::vector<AttentionItem>& items, std::size_t heads, bool cau
         softmax_rows(s, mask, i0, tq, tk);
         Mat out = it.out.rows_range(i0, rows).cols_range(h * kv, kv);
         ConstMat v = it.v.rows_range(0, kmax).cols_range(h * kv, kv);
+        ConstMat p = s;
+        if (it.dropout.active()) {  // the values see P o M; s keeps P
+            thread_local std::vector<float> dropped;
+            dropped.resize(std::max<std::size_t>(1, rows * kmax));
+            for (std::size_t r = 0; r < rows; ++r)
+                dropout_apply(dropped.data() + r * kmax, s.data + r * s.ld, kmax,
+                              it.dropout_first + (h * tq + i0 + r) * tk, it.dropout);
+            p = mat(dropped.data(), rows, kmax);
+        }
         if (rows == 1)  // one query (a decoding step): out = V^T p
-            gemv(out.data, v, Op::T, s.data);
+            gemv(out.data, v, Op::T, p.data);
         else
-            gemm(out, s, Op::N, v, Op::N);
+            gemm(out, p, Op::N, v, Op::N);
     });
 }
 
 void dot_product_attention(const std::vector<AttentionItem>& items, const AttentionOptions& opt) {
-    bool weights = false;
+    bool weights = false, dropout = false;
     std::size_t longest = 0;
-    for (const AttentionItem& it : items) weights |= it.weights != nullptr, longest = std::max(longest, it.k.rows);
-    if (opt.algorithm == AttentionAlgorithm::Tiled && weights)
-        throw Error("tiled attention gives no attention weights: they are [H,Tq,Tk] by nature");
-    if (!weights && (opt.algorithm == AttentionAlgorithm::Tiled ||
+    for (const AttentionItem& it : items)
+        weights |= it.weights != nullptr, dropout |= it.dropout.active(), longest = std::max(longest, it.k.rows);
+    if (opt.algorithm == AttentionAlgorithm::Tiled && (weights || dropout))
+        throw Error(weights ? "tiled attention gives no attention weights: they are [H,Tq,Tk] by nature"
+                            : "tiled attention has no dropout on attention probabilities");
+    if (!weights && !dropout && (opt.algorithm == AttentionAlgorithm::Tiled ||
                      (opt.algorithm == AttentionAlgorithm::Auto && blocked_scratch_bytes(longest) > kScoreScratchBudget))) {
         tiled_attention(items, opt);
         return;
@@ -113,7 +124,7 @@ void dot_product_attention(Mat out, float* weights, ConstMat q, ConstMat k, Cons
                            const PrefixMask& mask, const AttentionOptions& opt) {
     AttentionOptions o = opt;
     o.causal = mask.causal;
-    dot_product_attention({AttentionItem{q, k, v, out, weights, mask.key_len}}, o);
+    dot_product_attention({AttentionItem{q, k, v, out, weights, mask.key_len, {}, 0}}, o);
 }
 
 void dot_product_attention_backward(const std::vector<AttentionGradItem>& items, const AttentionOptions& opt) {
@@ -126,11 +137,19 @@ void dot_product_attention_backward(const std::vector<AttentionGradItem>& items,
         const float s = opt.scaled ? 1.0f / std::sqrt(float(dk)) : 1.0f;
         ConstMat p = mat(it.weights + h * tq * tk, tq, tk);
         ConstMat d_out = it.dout.cols_range(h * dv, dv);
-        gemm(it.dv.cols_range(h * dv, dv), p, Op::T, d_out, Op::N);  // dV = P^T dO
-        thread_local std::vector<float> ds_buf;
+        const std::size_t first = it.dropout_first + h * tq * tk;  // of this head's mask
+        thread_local std::vector<float> ds_buf, dropped;
+        ConstMat pv = p;  // what the values were weighted by: P, or P o M under dropout
+        if (it.dropout.active()) {
+            dropped.resize(tq * tk);
+            dropout_apply(dropped.data(), p.data, tq * tk, first, it.dropout);
+            pv = mat(dropped.data(), tq, tk);
+        }
+        gemm(it.dv.cols_range(h * dv, dv), pv, Op::T, d_out, Op::N);  // dV = (P o M)^T dO
         ds_buf.resize(std::max<std::size_t>(1, tq * tk));
         Mat ds = mat(ds_buf.data(), tq, tk);
-        gemm(ds, d_out, Op::N, it.v.cols_range(h * dv, dv), Op::T);  // dP = dO V^T
+        gemm(ds, d_out, Op::N, it.v.cols_range(h * dv, dv), Op::T);  // dP = (dO V^T) o M
+        if (it.dropout.active()) dropout_apply(ds.data, ds.data, tq * tk, first, it.dropout);
         for (std::size_t i = 0; i < tq; ++i) {  // dS = P o (dP - rowsum(P o dP))
             const float* pr = p.data + i * tk;
             float* dr = ds.data + i * tk;

@@ -43,6 +43,14 @@ std::uint64_t dropout_key(std::uint64_t seed, std::uint64_t call) {
     return z ^ (z >> 31);
 }
 
+DropoutStream::DropoutStream(std::uint64_t seed, float p, float attention, float activation) {
+    // The first kind keeps the seed itself (the keys of runs before the other kinds existed);
+    // the others take seeds drawn from it far past any call number.
+    const float rates[3] = {p, attention, activation};
+    for (std::uint64_t k = 0; k < 3; ++k)
+        kinds_[k] = {k == 0 ? seed : dropout_key(seed, ~std::uint64_t(0) - k), 0, rates[k]};
+}
+
 void dropout_apply(float* y, const float* x, std::size_t n, std::size_t first, const DropoutMask& mask) {
     if (!mask.active()) {
         if (y != x) std::copy(x, x + n, y);

@@ -51,15 +51,18 @@ FeedForward random_feedforward(std::size_t d, std::size_t f, Rng& rng) {
 }
 
 void feedforward_forward(Mat y, ConstMat x, const FeedForward& ff, Activation a, std::vector<float>& hidden,
-                         std::vector<float>* kept) {
+                         std::vector<float>* kept, const DropoutMask& dropout) {
     const std::size_t f = ff.fc1.out(), n = x.rows * f;
     // ReLU's derivative is the sign of its output: the activated hidden layer is all the
-    // backward pass needs, so it is computed in place where it is kept.
-    std::vector<float>& h = kept && a == Activation::Relu ? *kept : hidden;
+    // backward pass needs, so it is computed in place where it is kept (unless dropout
+    // changes it after).
+    const bool relu_kept = kept && a == Activation::Relu && !dropout.active();
+    std::vector<float>& h = relu_kept ? *kept : hidden;
     h.resize(n);
     linear_forward(mat(h.data(), x.rows, f), x, ff.fc1);
-    if (kept && a != Activation::Relu) kept->assign(h.begin(), h.end());
+    if (kept && !relu_kept) kept->assign(h.begin(), h.end());
     activation_forward(h.data(), n, a);
+    if (dropout.active()) dropout_rows(h.data(), h.data(), x.rows, f, dropout);
     linear_forward(y, mat(h.data(), x.rows, f), ff.fc2);
 }
 
@@ -96,20 +99,25 @@ void activation_backward(float* dx, const float* dy, const float* x, std::size_t
 }
 
 void feedforward_backward(Mat dx, FeedForward& grad, ConstMat dy, ConstMat x, const std::vector<float>& kept,
-                          const FeedForward& ff, Activation a, std::vector<float>& hidden) {
+                          const FeedForward& ff, Activation a, std::vector<float>& hidden, const DropoutMask& dropout) {
     const std::size_t n = x.rows, f = ff.fc1.out();
     if (kept.size() != n * f) throw Error("feed-forward backward: the kept activations do not fit");
-    // fc2's input: the kept ReLU output, or the activation of the kept pre-activation again.
+    // fc2's input: the kept ReLU output, or the activation of the kept pre-activation again
+    // (then the mask again, under dropout).
     const float* h = kept.data();
-    if (a != Activation::Relu) {
+    const bool relu_kept = a == Activation::Relu && !dropout.active();
+    if (!relu_kept) {
         hidden.assign(kept.begin(), kept.end());
         activation_forward(hidden.data(), n * f, a);
+        if (dropout.active()) dropout_rows(hidden.data(), hidden.data(), n, f, dropout);
         h = hidden.data();
     }
     thread_local std::vector<float> dh;  // scratch kept between calls
     dh.resize(n * f);
     linear_backward(mat(dh.data(), n, f), grad.fc2, dy, mat(h, n, f), ff.fc2);
-    activation_backward(dh.data(), dh.data(), kept.data(), n * f, a);  // ReLU: sign of the output
+    if (dropout.active()) dropout_rows(dh.data(), dh.data(), n, f, dropout);
+    // ReLU: the sign of its output is the sign of its input, so either kept form serves.
+    activation_backward(dh.data(), dh.data(), kept.data(), n * f, a);
     linear_backward(dx, grad.fc1, mat(dh.data(), n, f), x, ff.fc1);
 }
 

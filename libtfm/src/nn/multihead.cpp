@@ -128,9 +128,11 @@ void multihead_forward(Mat y, ConstMat x_q, ConstMat x_k, ConstMat x_v, const st
     Mat ctx = context(y, p, buf);
     std::vector<AttentionItem> items;
     items.reserve(plan->size());
-    for (const SequenceSpan& s : *plan)
+    for (const SequenceSpan& s : *plan) {
         items.push_back({q.rows_range(s.q_first, s.tq), k.rows_range(s.k_first, s.tk), v.rows_range(s.k_first, s.tk),
-                         ctx.rows_range(s.q_first, s.tq), s.weights, s.key_len});
+                         ctx.rows_range(s.q_first, s.tq), s.weights, s.key_len, keep ? keep->dropout : DropoutMask{},
+                         keep ? keep->offset(s) : 0});
+    }
     attend_and_project(y, ctx, items, opt, p);
 }
 
@@ -154,7 +156,7 @@ void multihead_step(Mat y, ConstMat x, KeyValueCache& cache, const AttentionOpti
     Mat ctx = context(y, p, ws);
     std::vector<AttentionItem> items(n);
     for (std::size_t r = 0; r < n; ++r)
-        items[r] = {q.rows_range(r, 1), cache.keys(r), cache.values(r), ctx.rows_range(r, 1), nullptr, cache.length()};
+        items[r] = {q.rows_range(r, 1), cache.keys(r), cache.values(r), ctx.rows_range(r, 1), nullptr, cache.length(), {}, 0};
     AttentionOptions o = opt;
     o.causal = false;  // the cache holds nothing later than this step
     attend_and_project(y, ctx, items, o, p);
@@ -196,7 +198,7 @@ void multihead_attend_memory(Mat y, ConstMat x, const ProjectedMemory& memory, c
         if (b >= memory.lengths.size()) throw Error("multi-head attention: source " + std::to_string(b) + " of " +
                                                     std::to_string(memory.lengths.size()));
         items[r] = {q.rows_range(r, 1), mat(memory.k.data() + b * s * d, s, d), mat(memory.v.data() + b * s * d, s, d),
-                    ctx.rows_range(r, 1), weights ? weights + r * opt.heads * s : nullptr, memory.lengths[b]};
+                    ctx.rows_range(r, 1), weights ? weights + r * opt.heads * s : nullptr, memory.lengths[b], {}, 0};
     }
     AttentionOptions o = opt;
     o.causal = false;
@@ -250,7 +252,7 @@ void multihead_backward(Mat dx_q, Mat dx_k, Mat dx_v, MultiHeadParams& grad, Con
                          mat(saved.v.data(), nk, d).rows_range(s.k_first, s.tk),
                          mat(dctx.data(), nq, d).rows_range(s.q_first, s.tq), s.weights,
                          dq.rows_range(s.q_first, s.tq), dk.rows_range(s.k_first, s.tk),
-                         dv.rows_range(s.k_first, s.tk)});
+                         dv.rows_range(s.k_first, s.tk), saved.dropout, saved.offset(s)});
     dot_product_attention_backward(items, opt);
     Linear& gv = p.shared_kv ? *grad.k : *grad.v;
     const Mat none{nullptr, 0, 0, 0};

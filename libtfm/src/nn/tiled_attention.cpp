@@ -30,6 +30,7 @@ void tiled_attention(const std::vector<AttentionItem>& items, const AttentionOpt
         head_size(it.q.cols, heads);
         head_size(it.v.cols, heads);
         if (it.weights) throw Error("tiled attention: no attention weights (they are [H,Tq,Tk] by nature)");
+        if (it.dropout.active()) throw Error("tiled attention: no dropout on attention probabilities");
         if (it.k.cols != it.q.cols || it.k.rows != it.v.rows || it.out.rows != it.q.rows || it.out.cols != it.v.cols)
             throw Error("tiled attention: shapes of queries, keys, values and output do not fit");
         first_task[i + 1] = first_task[i] + heads * ((it.q.rows + kTileRows - 1) / kTileRows);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -66,7 +67,8 @@ std::string save_checkpoint(const std::string& model_dir, const Model& m, Adam& 
     }
     save_safetensors(tmp + "/optimizer.safetensors", moments);
     nlohmann::json j = {{"step", st.step}, {"epoch", st.epoch}, {"batch_in_epoch", st.batch_in_epoch},
-                        {"seed", st.seed}, {"optimizer_steps", adam.steps()}, {"batch_parts", st.batch_parts}};
+                        {"seed", st.seed}, {"optimizer_steps", adam.steps()}, {"batch_parts", st.batch_parts},
+                        {"settings", st.settings}};
     write_file_atomic(tmp + "/state.json", j.dump(2) + "\n");
     remove_tree(final_path);
     if (std::rename(tmp.c_str(), final_path.c_str()) != 0)
@@ -96,7 +98,7 @@ Model average_checkpoints(const std::vector<std::string>& paths) {
     const ModelConfig c = load_config(paths.front() + "/config.json");
     Model sum = load_model_weights(c, SafeTensors::open(paths.front() + "/model.safetensors"));
     for (std::size_t k = 1; k < paths.size(); ++k) {
-        if (config_json(load_config(paths[k] + "/config.json")) != config_json(c))
+        if (!same_architecture(load_config(paths[k] + "/config.json"), c))
             throw Error(paths[k] + ": another architecture than " + paths.front());
         Model m = load_model_weights(c, SafeTensors::open(paths[k] + "/model.safetensors"));
         add_parameters(sum, m);
@@ -107,9 +109,46 @@ Model average_checkpoints(const std::vector<std::string>& paths) {
     return sum;
 }
 
+namespace {
+
+struct StateFile {
+    TrainState train;
+    std::size_t optimizer_steps = 0;
+};
+
+// A checkpoint's state.json, checked.
+StateFile read_state(const std::string& path) {
+    StateFile out;
+    const std::string where = path + "/state.json";
+    const Json j = read_json_file(where, std::size_t(1) << 20);
+    constexpr std::int64_t kMaxCount = std::int64_t(1) << 53;  // steps, epochs, batches: far beyond any run
+    out.train.step = std::size_t(json_int(j, "step", 0, kMaxCount, where));
+    out.train.epoch = std::size_t(json_int(j, "epoch", 0, kMaxCount, where));
+    out.train.batch_in_epoch = std::size_t(json_int(j, "batch_in_epoch", 0, kMaxCount, where));
+    if (!j.contains("seed") || !j.at("seed").is_number_unsigned())
+        throw Error(where + ": key 'seed' must be a non-negative integer");
+    out.train.seed = j.at("seed").get<std::uint64_t>();
+    out.optimizer_steps = std::size_t(json_int(j, "optimizer_steps", 0, kMaxCount, where));
+    out.train.batch_parts = j.contains("batch_parts") ? std::size_t(json_int(j, "batch_parts", 0, 1 << 20, where)) : 0;
+    if (j.contains("settings")) {
+        const Json& s = j.at("settings");
+        if (!s.is_object() || s.size() > 64) throw Error(where + ": key 'settings' must be an object of a few numbers");
+        for (const auto& [name, value] : s.items()) {
+            if (!value.is_number() || !std::isfinite(value.get<double>()))
+                throw Error(where + ": setting '" + name + "' must be a finite number");
+            out.train.settings[name] = value.get<double>();
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TrainState load_checkpoint_state(const std::string& path) { return read_state(path).train; }
+
 void load_checkpoint(const std::string& path, Model& m, Adam& adam, TrainState& st) {
     ModelConfig saved = load_config(path + "/config.json");
-    if (config_json(saved) != config_json(m.config))
+    if (!same_architecture(saved, m.config))
         throw Error(path + ": the checkpoint is of another architecture (its config.json differs from the model's)");
     Model loaded = load_model_weights(saved, SafeTensors::open(path + "/model.safetensors"));
     m = std::move(loaded);
@@ -122,17 +161,9 @@ void load_checkpoint(const std::string& path, Model& m, Adam& adam, TrainState& 
         std::copy(a.begin(), a.end(), adam.first_moments()[i].begin());
         std::copy(b.begin(), b.end(), adam.second_moments()[i].begin());
     }
-    const std::string where = path + "/state.json";
-    const Json j = read_json_file(where, std::size_t(1) << 20);
-    constexpr std::int64_t kMaxCount = std::int64_t(1) << 53;  // steps, epochs, batches: far beyond any run
-    st.step = std::size_t(json_int(j, "step", 0, kMaxCount, where));
-    st.epoch = std::size_t(json_int(j, "epoch", 0, kMaxCount, where));
-    st.batch_in_epoch = std::size_t(json_int(j, "batch_in_epoch", 0, kMaxCount, where));
-    if (!j.contains("seed") || !j.at("seed").is_number_unsigned())
-        throw Error(where + ": key 'seed' must be a non-negative integer");
-    st.seed = j.at("seed").get<std::uint64_t>();
-    adam.set_steps(std::size_t(json_int(j, "optimizer_steps", 0, kMaxCount, where)));
-    st.batch_parts = j.contains("batch_parts") ? std::size_t(json_int(j, "batch_parts", 0, 1 << 20, where)) : 0;
+    const StateFile state = read_state(path);
+    st = state.train;
+    adam.set_steps(state.optimizer_steps);
 }
 
 }  // namespace tfm

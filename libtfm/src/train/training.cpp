@@ -45,7 +45,8 @@ public:
         ns_ = b.src.batch * b.src.len;
         nt_ = b.tgt.batch * b.tgt.len;
         // Dropout only when there is a backward pass to train.
-        DropoutStream dropout = grads ? DropoutStream(opt.seed, opt.dropout) : DropoutStream();
+        DropoutStream dropout = grads ? DropoutStream(opt.seed, opt.dropout, opt.attention_dropout, opt.activation_dropout)
+                                      : DropoutStream();
         encoder_stack(x_, m, b.src, enc_ws_, nullptr, &enc_, &dropout);
         decoder_stack(y_, m, b.src, memory(), b.tgt, dec_ws_, &dec_, &dropout);
         LossStats st = loss(b);
@@ -104,7 +105,8 @@ private:
             DecoderLayer& G = g.decoder[l];
             DecoderLayerTrace& t = dec_.layers[l];
             residual_sublayer_backward(dy, L.final_ln, G.final_ln, cfg.norm, t.ffn, sub_, [&](Mat din, ConstMat dout, ConstMat in) {
-                feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, cfg.activation, hidden_);
+                feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, cfg.activation, hidden_,
+                                     t.ffn_dropout);
             });
             residual_sublayer_backward(dy, L.cross_attn_ln, G.cross_attn_ln, cfg.norm, t.cross, sub_,
                                        [&](Mat din, ConstMat dout, ConstMat in) {
@@ -135,7 +137,7 @@ private:
             residual_sublayer_backward(dmem, L.final_ln, G.final_ln, cfg.norm, t.ffn, sub_,
                                        [&](Mat din, ConstMat dout, ConstMat in) {
                                            feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, cfg.activation,
-                                                                hidden_);
+                                                                hidden_, t.ffn_dropout);
                                        });
             residual_sublayer_backward(dmem, L.self_attn_ln, G.self_attn_ln, cfg.norm, t.attention, sub_,
                                        [&](Mat din, ConstMat dout, ConstMat in) {
@@ -187,7 +189,7 @@ LossStats forward_backward(const Model& m, const TrainBatch& batch, Model& grads
 LossStats evaluate_loss(const Model& m, const TrainBatch& batch, float label_smoothing, TrainingWorkspace& ws) {
     TrainOptions opt;
     opt.label_smoothing = label_smoothing;
-    opt.dropout = 0.0f;
+    opt.dropout = opt.attention_dropout = opt.activation_dropout = 0.0f;
     return ws.pass_->run(m, nullptr, opt, batch);
 }
 

@@ -48,6 +48,9 @@ struct ModelConfig {
 ModelConfig load_config(const std::string& path);
 // The JSON text of a config (HF keys and tfm_* keys).
 std::string config_json(const ModelConfig& c);
+// Whether two configs describe the same network: equal but for the training-only dropout
+// rates (which a run may change when it resumes).
+bool same_architecture(const ModelConfig& a, const ModelConfig& b);
 // Sizes consistent (D % H, ids inside the vocabulary, ...); throws Error naming the keys.
 void validate_config(const ModelConfig& c);
 

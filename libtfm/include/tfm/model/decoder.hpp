@@ -31,6 +31,7 @@ struct DecoderLayerTrace {
     SublayerTrace self, cross, ffn;
     MultiHeadSaved self_mha, cross_mha;
     std::vector<float> ffn_kept;  // what the feed-forward backward needs [N,F]
+    DropoutMask ffn_dropout;      // on its hidden layer
 };
 using DecoderTrace = StackTrace<DecoderLayerTrace>;
 

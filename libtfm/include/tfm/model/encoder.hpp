@@ -32,6 +32,7 @@ struct EncoderLayerTrace {
     SublayerTrace attention, ffn;
     MultiHeadSaved mha;
     std::vector<float> ffn_kept;  // what the feed-forward backward needs [N,F]
+    DropoutMask ffn_dropout;      // on its hidden layer
 };
 using EncoderTrace = StackTrace<EncoderLayerTrace>;
 

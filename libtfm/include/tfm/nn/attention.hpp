@@ -31,12 +31,15 @@ void dot_product_attention(Mat out, float* weights, ConstMat q, ConstMat k, Cons
 
 // Backward of dot_product_attention for one sequence, from the probabilities P [H,Tq,Tk] its
 // forward produced: dq [Tq,D], dk [Tk,D], dv [Tk,Dv] are overwritten from dout [Tq,Dv]:
-//   dV_h = P_h^T dO_h,  dS_h = P_h o (dO_h V_h^T - rowsum(P_h o dO_h V_h^T)),
-//   dQ_h = s dS_h K_h,  dK_h = s dS_h^T Q_h.
+//   dV_h = P_h^T dO_h,  dP_h = dO_h V_h^T,  dS_h = P_h o (dP_h - rowsum(P_h o dP_h)),
+//   dQ_h = s dS_h K_h,  dK_h = s dS_h^T Q_h;
+// under the forward's dropout mask M, dV_h = (P_h o M)^T dO_h and dP_h = (dO_h V_h^T) o M.
 struct AttentionGradItem {
     ConstMat q, k, v, dout;
     const float* weights;  // [H,Tq,Tk]
     Mat dq, dk, dv;
+    DropoutMask dropout;   // the forward's, and where its indices start
+    std::size_t dropout_first = 0;
 };
 void dot_product_attention_backward(const std::vector<AttentionGradItem>& items, const AttentionOptions& opt);
 

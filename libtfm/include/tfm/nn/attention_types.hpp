@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tfm/base/gemm.hpp"
+#include "tfm/nn/dropout.hpp"
 
 namespace tfm {
 
@@ -34,11 +35,15 @@ void mean_of_heads(std::vector<float>& out, const float* w, std::size_t heads, s
 
 // One sequence: q [Tq,D], k [Tk,D], v [Tk,Dv] -> out [Tq,Dv]; weights [H,Tq,Tk] (contiguous)
 // or nullptr; keys j >= key_len are padding. Views may be strided (caches, batches).
+// Training may drop attention probabilities out: the values are weighted by P o M, where M is
+// `dropout` at indices dropout_first + (h*Tq + i)*Tk + j; the weights kept are P itself.
 struct AttentionItem {
     ConstMat q, k, v;
     Mat out;
     float* weights = nullptr;
     std::size_t key_len = 0;
+    DropoutMask dropout;
+    std::size_t dropout_first = 0;
 };
 
 }  // namespace tfm

@@ -30,21 +30,30 @@ void dropout_add(float* sum, const float* residual, const float* x, std::size_t 
 // copy when the mask is inactive.
 void dropout_rows(float* y, const float* x, std::size_t rows, std::size_t d, const DropoutMask& mask);
 
-// The masks of one pass, numbered in the order they are drawn: mask k has the key
-// dropout_key(seed, k). A stream of probability 0 (the default, inference) gives inactive
-// masks and still counts them, so a pass draws the same keys whatever is switched off.
+// The masks of one pass, numbered in the order they are drawn. Three kinds, each its own
+// sequence of keys: next() for embeddings and sublayer outputs (mask k has the key
+// dropout_key(seed, k)), next_attention() for attention probabilities and next_activation()
+// for the feed-forward's hidden layer (keys from seeds derived from `seed`). A stream of
+// probability 0 (the default, inference) gives inactive masks and still counts them, so a
+// pass draws the same keys whatever is switched off.
 class DropoutStream {
 public:
     DropoutStream() = default;
-    DropoutStream(std::uint64_t seed, float p) : seed_(seed), p_(p) {}
-    DropoutMask next() {
-        const std::uint64_t call = calls_++;
-        return p_ > 0.0f ? DropoutMask{dropout_key(seed_, call), p_} : DropoutMask{};
-    }
+    DropoutStream(std::uint64_t seed, float p, float attention = 0.0f, float activation = 0.0f);
+    DropoutMask next() { return draw(kinds_[0]); }
+    DropoutMask next_attention() { return draw(kinds_[1]); }
+    DropoutMask next_activation() { return draw(kinds_[2]); }
 
 private:
-    std::uint64_t seed_ = 0, calls_ = 0;
-    float p_ = 0.0f;
+    struct Kind {
+        std::uint64_t seed = 0, calls = 0;
+        float p = 0.0f;
+    };
+    static DropoutMask draw(Kind& k) {
+        const std::uint64_t call = k.calls++;
+        return k.p > 0.0f ? DropoutMask{dropout_key(k.seed, call), k.p} : DropoutMask{};
+    }
+    Kind kinds_[3];
 };
 
 // The mask values themselves, m[first + i] for i < n (0 or 1/(1-p)): for tests and tools.

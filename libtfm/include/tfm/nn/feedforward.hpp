@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tfm/nn/dropout.hpp"
 #include "tfm/nn/linear.hpp"
 
 namespace tfm {
@@ -28,13 +29,15 @@ struct FeedForward {
 FeedForward random_feedforward(std::size_t d, std::size_t f, Rng& rng);
 
 // y [N,D] = FFN(x [N,D]); hidden is scratch, resized to [N,F]. With pre_activation, the
-// hidden layer before the activation [N,F] is kept there (for the backward pass).
+// hidden layer before the activation [N,F] is kept there (for the backward pass). dropout
+// (training's activation dropout) multiplies the activated hidden layer by its mask.
 void feedforward_forward(Mat y, ConstMat x, const FeedForward& ff, Activation a, std::vector<float>& hidden,
-                         std::vector<float>* pre_activation = nullptr);
+                         std::vector<float>* pre_activation = nullptr, const DropoutMask& dropout = {});
 
-// Backward: grad accumulates fc1/fc2 gradients; dx [N,D] from dy [N,D], given the input x and
-// the kept pre-activation [N,F]. hidden is scratch.
+// Backward: grad accumulates fc1/fc2 gradients; dx [N,D] from dy [N,D], given the input x,
+// the kept pre-activation [N,F] and the forward's dropout mask. hidden is scratch.
 void feedforward_backward(Mat dx, FeedForward& grad, ConstMat dy, ConstMat x, const std::vector<float>& pre_activation,
-                          const FeedForward& ff, Activation a, std::vector<float>& hidden);
+                          const FeedForward& ff, Activation a, std::vector<float>& hidden,
+                          const DropoutMask& dropout = {});
 
 }  // namespace tfm

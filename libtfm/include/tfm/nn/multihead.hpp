@@ -55,9 +55,13 @@ struct SequenceSpan {
 
 // What training keeps of a multi-head attention forward for its backward pass: the
 // projections and the context (in the workspace's buffers), every span's attention weights.
+// The caller sets `dropout` before the forward: the mask on the attention probabilities,
+// indexed by position in `weights`.
 struct MultiHeadSaved : MultiHeadWorkspace {
     std::vector<float> weights;       // every span's [H,tq,tk], one after another
     std::vector<SequenceSpan> spans;  // with weights pointing into `weights`
+    DropoutMask dropout;
+    std::size_t offset(const SequenceSpan& s) const { return std::size_t(s.weights - weights.data()); }
 };
 
 // The one multi-head attention forward (every path below shares its projection, attention

@@ -30,6 +30,8 @@ TrainBatch make_train_batch(const std::vector<std::vector<std::int64_t>>& source
 struct TrainOptions {
     float label_smoothing = 0.1f;  // epsilon: q = (1 - eps) one-hot + eps / V
     float dropout = 0.1f;          // on every sublayer output and on embeddings + positions
+    float attention_dropout = 0.0f;   // on attention probabilities
+    float activation_dropout = 0.0f;  // on the feed-forward's hidden layer
     std::uint64_t seed = 0;        // of the dropout masks
 };
 
