@@ -35,15 +35,28 @@ void KeyValueCache::select(const std::vector<std::size_t>& rows) {
         if (r >= n) throw Error("key/value cache: row " + std::to_string(r) + " of " + std::to_string(n));
         ++uses[r];
     }
+    const std::size_t filled = length_ * d_;
     for (auto* part : {&keys_, &values_}) {
+        // The buffers of rows no longer used take the copies of rows used twice or more (in a
+        // beam, one for each): a copy is then `filled` floats into a buffer of full capacity,
+        // with no allocation, no zero-filling and no growing later.
+        std::vector<std::vector<float>> spare;
+        for (std::size_t r = 0; r < n; ++r)
+            if (uses[r] == 0 && !(*part)[r].empty()) spare.push_back(std::move((*part)[r]));
         std::vector<std::size_t> left = uses;
         std::vector<std::vector<float>> next(rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i) {
             std::vector<float>& old = (*part)[rows[i]];
-            if (--left[rows[i]] == 0)
+            if (--left[rows[i]] == 0) {  // its last new place: moved, after the copies
                 next[i] = std::move(old);
-            else
-                next[i].assign(old.begin(), old.begin() + long(std::min(old.size(), length_ * d_)));
+                continue;
+            }
+            if (!spare.empty()) {
+                next[i] = std::move(spare.back());
+                spare.pop_back();
+            }
+            if (next[i].size() < std::max(filled, old.size())) next[i].resize(std::max(filled, old.size()));
+            std::copy(old.begin(), old.begin() + long(std::min(old.size(), filled)), next[i].begin());
         }
         *part = std::move(next);
     }
