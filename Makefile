@@ -17,7 +17,7 @@ CMAKE_FLAGS ?=
 
 # Build and test dependencies: all Debian packages.
 DEB_PACKAGES := g++ cmake make pkg-config libcli11-dev libxtensor-dev libxtensor-blas-dev \
-                libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev libopenmpi-dev openmpi-bin parallel python3-numpy \
+                libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev libdnnl-dev libopenmpi-dev openmpi-bin parallel python3-numpy \
                 clang libclang-rt-14-dev
 
 .PHONY: all build test test-release test-asan test-fuzz fuzz demo install deps bench clean

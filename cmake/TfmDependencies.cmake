@@ -2,7 +2,7 @@
 # package to install (`make deps` installs them all).
 set(TFM_DEBIAN_PACKAGES
     libcli11-dev libxtensor-dev libxtensor-blas-dev libopenblas-dev doctest-dev
-    nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev pkg-config)
+    nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev libdnnl-dev pkg-config)
 
 function(tfm_missing what package)
   message(FATAL_ERROR "tfm: ${what} not found. Install it with:\n"
@@ -62,6 +62,17 @@ find_package(ZLIB QUIET)
 if(NOT ZLIB_FOUND)
   tfm_missing("zlib" zlib1g-dev)
 endif()
+# oneDNN: the packed weight products of inference in fp32, bf16 and int8 (base/packed_matrix).
+# (Its CMake package wants OpenCL for the GPU side tfm does not use: the library is found
+# directly instead.)
+find_path(TFM_DNNL_INCLUDE oneapi/dnnl/dnnl.hpp)
+find_library(TFM_DNNL_LIBRARY dnnl)
+if(NOT TFM_DNNL_INCLUDE OR NOT TFM_DNNL_LIBRARY)
+  tfm_missing("oneDNN" libdnnl-dev)
+endif()
+add_library(tfm_dnnl INTERFACE IMPORTED)
+target_include_directories(tfm_dnnl INTERFACE "${TFM_DNNL_INCLUDE}")
+target_link_libraries(tfm_dnnl INTERFACE "${TFM_DNNL_LIBRARY}")
 find_package(Threads REQUIRED)
 # MPI is optional: without it tfm-train trains in one process and refuses to run under mpirun.
 option(TFM_MPI "Build tfm-train's multi-process training (needs MPI: libopenmpi-dev)" ON)

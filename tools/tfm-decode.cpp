@@ -4,6 +4,7 @@
 #include <exception>
 #include <optional>
 
+#include "common/compute_type_option.hpp"
 #include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_decode_flags(app, flags);
+    std::string compute_type;
+    tfm::tool::add_compute_type_option(app, compute_type);
     app.add_option("--source-text", source_text,
                    "The source lines the memories were encoded from, one per record, as tfm-encode read them "
                    "(with any language code): what --replace-unk copies from");
@@ -63,6 +66,7 @@ int main(int argc, char** argv) {
         tfm::set_num_threads(flags.threads);
         tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
+        tfm::tool::pack_model(md.model, compute_type);
         tfm::tool::apply_generation(opt, flags, md.generation);
         const std::size_t d = md.model.config.d_model;
         tfm::Input in(STDIN_FILENO);

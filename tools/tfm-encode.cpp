@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "common/compute_type_option.hpp"
 #include "common/source_lines.hpp"
 #include "common/model_option.hpp"
 #include "common/checks.hpp"
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
     CLI::App& app = tool.app();
     std::string target_lang, model_dir, attention_out, layers_spec = "all", pieces_out;
     bool ids = false, strict = false, pairs = false;
-    std::string pool;
+    std::string pool, compute_type;
     std::size_t max_input = 0;
     std::size_t batch = 32, window = 0;
     int threads = 0;
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
                    "(over the line's tokens), or pooler (BERT's tanh(W h_CLS + b))")
         ->check(CLI::IsMember({"cls", "mean", "pooler"}));
     app.add_flag("--pairs", pairs, "BERT models: each line is two texts separated by a tab, segments 0 and 1");
+    tfm::tool::add_compute_type_option(app, compute_type);
     tool.add_format_flags();
 
     return tool.run(argc, argv, [&] {
@@ -63,11 +65,12 @@ int main(int argc, char** argv) {
         const bool bert = tfm::is_bert_dir(dir);
         if (!bert && pairs) throw tfm::UsageError("--pairs is for BERT-layout models (segments 0 and 1)");
         if (bert && ids) throw tfm::UsageError("--ids is not for BERT-layout models: give text");
+        if (bert && !compute_type.empty()) throw tfm::UsageError("--compute-type is for translation models, not BERT-layout ones");
         if (bert && !target_lang.empty()) throw tfm::UsageError("--target-lang is for multi-target translation models");
         std::optional<tfm::ModelDir> md;
         std::optional<tfm::BertDir> bd;
         if (bert) bd.emplace(tfm::load_bert_dir(dir));
-        else md.emplace(tfm::load_model_dir(dir));
+        else md.emplace(tfm::load_model_dir(dir)), tfm::tool::pack_model(md->model, compute_type);
         const tfm::ModelConfig& c = bert ? bd->model.config : md->model.config;
         const tfm::Linear* pooler = bert && bd->model.pooler ? &*bd->model.pooler : nullptr;
         std::optional<tfm::BertPooling> pooling;

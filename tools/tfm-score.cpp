@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/checks.hpp"
+#include "common/compute_type_option.hpp"
 #include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
 #include "common/source_lines.hpp"
@@ -98,9 +99,11 @@ int main(int argc, char** argv) {
     bool normalize = false, tokens = false, ids = false;
     std::size_t batch = 32, window = 0;
     int threads = 0;
+    std::string compute_type;
     tfm::tool::AlignmentFlags alignment;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_alignment_flags(app, alignment);
+    tfm::tool::add_compute_type_option(app, compute_type);
     tfm::tool::add_target_lang_option(app, target_lang);
     app.add_option("source", source, "Source lines (gzip ok); without TARGET: 'source<TAB>target' lines (default: stdin)");
     app.add_option("target", target, "Target lines, line-aligned with SOURCE");
@@ -115,6 +118,7 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(threads);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
+        tfm::tool::pack_model(md.model, compute_type);
         const tfm::ModelConfig& c = md.model.config;
         const std::string prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
         const auto attention = alignment.attention();

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "common/compute_type_option.hpp"
 #include "common/decode_flags.hpp"
 #include "common/source_lines.hpp"
 #include "common/model_option.hpp"
@@ -23,17 +24,20 @@ int main(int argc, char** argv) {
     std::string target_lang, model_dir;
     bool strict = false, ids_in = false;
     std::size_t max_input = 0;
+    std::string compute_type;
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_target_lang_option(app, target_lang);
     tfm::tool::add_input_limit_options(app, max_input, strict);
     app.add_flag("--input-ids", ids_in, "Input lines are integer ids, not text");
     tfm::tool::add_decode_flags(app, flags);
+    tfm::tool::add_compute_type_option(app, compute_type);
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(flags.threads);
         tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
+        tfm::tool::pack_model(md.model, compute_type);
         tfm::tool::apply_generation(opt, flags, md.generation);
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tfm/base/packed_matrix.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/gemm.hpp"
 #include "tfm/base/parallel.hpp"
@@ -55,6 +56,16 @@ double sgemm_gflops(std::size_t n, const TimingOptions& opt) {
         for (float& x : *v) x = rng.uniform(-1, 1);
     Timing t = time_it([&] { gemm(mat(c.data(), n, n), mat(a.data(), n, n), Op::N, mat(b.data(), n, n), Op::N); }, opt);
     return 2.0 * double(n) * double(n) * double(n) / t.min * 1e-9;
+}
+
+double packed_gflops(std::size_t n, ComputeType t, const TimingOptions& opt) {
+    std::vector<float> a(n * n), w(n * n), c(n * n);
+    Rng rng(1);
+    for (auto* v : {&a, &w})
+        for (float& x : *v) x = rng.uniform(-1, 1);
+    const PackedMatrix p(mat(w.data(), n, n), t);
+    Timing tm = time_it([&] { p.multiply(mat(c.data(), n, n), mat(a.data(), n, n)); }, opt);
+    return 2.0 * double(n) * double(n) * double(n) / tm.min * 1e-9;
 }
 
 MachineInfo machine_info() {

@@ -2,6 +2,7 @@
 // figure is divided by) and a description of the machine. Sweep ranges: common/ranges.hpp.
 #pragma once
 
+#include "tfm/base/compute_type.hpp"
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -24,6 +25,9 @@ Timing time_it(const std::function<void()>& run, const TimingOptions& opt = {});
 
 // GFLOP/s of cblas_sgemm on n x n x n (best repetition), measured now.
 double sgemm_gflops(std::size_t n, const TimingOptions& opt = {});
+// GFLOP/s of the packed product (base/packed_matrix.hpp) of an n x n weight in compute type
+// t with n x n activations, measured the same way: the peak of that type's kernels here.
+double packed_gflops(std::size_t n, ComputeType t, const TimingOptions& opt = {});
 
 struct MachineInfo {
     std::string cpu;      // model name from /proc/cpuinfo

@@ -12,6 +12,7 @@ namespace tfm {
 TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
     ModelConfig c = preset_config(opt.preset, opt.vocab);
     Model m = random_model(c, 1);
+    if (opt.compute != "unpacked") pack_for_inference(m, parse_compute_type(opt.compute));
     Rng rng(7);
     std::vector<std::vector<std::int64_t>> sources(opt.sentences);
     for (auto& s : sources) {

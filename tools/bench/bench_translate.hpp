@@ -12,6 +12,9 @@ namespace tfm {
 struct TranslateBenchOptions {
     std::string preset = "base";
     std::size_t vocab = 8000, sentences = 32, source_len = 20, output_len = 24, beam = 1;
+    // float32 | bfloat16 | int8: weights packed in that type (as the tools run); "unpacked":
+    // fp32 through sgemm on the weights as stored (as training runs).
+    std::string compute = "float32";
     TimingOptions timing{1, 3, 0.0};
 };
 

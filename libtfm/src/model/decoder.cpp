@@ -27,11 +27,19 @@ AttentionOptions decoder_cross_attention(const ModelConfig& c) {
 }
 
 void output_projection(Mat y, ConstMat x, const Model& m) {
+    if (m.output_packed) {
+        m.output_packed->multiply(y, x);
+        return;
+    }
     const auto& w = m.output_weight();
     gemm(y, x, Op::N, mat(w.data(), w.shape(0), w.shape(1)), Op::T);
 }
 
 void output_logits(Mat y, ConstMat x, const Model& m) {
+    if (m.output_packed) {  // the bias added by the packed product itself
+        m.output_packed->multiply(y, x, m.final_logits_bias.data());
+        return;
+    }
     output_projection(y, x, m);
     const std::size_t v = y.cols;
     const float* bias = m.final_logits_bias.data();

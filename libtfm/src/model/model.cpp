@@ -194,6 +194,29 @@ Model load_model_weights(const ModelConfig& c, const TensorFile& file) {
     return m;
 }
 
+void pack_for_inference(Model& m, ComputeType t) {
+    if (m.packed()) throw Error("model: packed for inference twice");
+    require_compute_type(t);
+    auto attention = [&](MultiHeadParams& a) {
+        for (std::optional<Linear>* l : {&a.q, &a.k, &a.v, &a.out})
+            if (*l) pack_linear(**l, t);
+    };
+    for (EncoderLayer& e : m.encoder) {
+        attention(e.self_attn);
+        pack_linear(e.ffn.fc1, t);
+        pack_linear(e.ffn.fc2, t);
+    }
+    for (DecoderLayer& d : m.decoder) {
+        attention(d.self_attn);
+        attention(d.cross_attn);
+        pack_linear(d.ffn.fc1, t);
+        pack_linear(d.ffn.fc2, t);
+    }
+    const auto& w = m.output_weight();
+    m.output_packed = std::make_shared<const PackedMatrix>(mat(w.data(), w.shape(0), w.shape(1)), t);
+    if (m.lm_head.size()) m.lm_head = xt::xtensor<float, 2>();
+}
+
 void visit_parameters(Model& m, const std::function<void(const std::string& name, float* data, std::size_t n)>& f) {
     walk(m, [&](const std::string& name, auto& t, const Shape&) { f(name, t.data(), t.size()); });
     f("final_logits_bias", m.final_logits_bias.data(), m.final_logits_bias.size());
@@ -206,6 +229,7 @@ Model zeros_like(const Model& m) {
 }
 
 void visit_tensors(const Model& m, const std::function<void(const std::string&, const float*, const Shape&)>& f) {
+    if (m.packed()) throw Error("model: packed for inference, its fp32 weights are gone: it cannot be saved");
     walk(m, [&](const std::string& name, const auto& t, const Shape& shape) { f(name, t.data(), shape); });
     f("final_logits_bias", m.final_logits_bias.data(), {1, m.config.target_vocab()});
 }

@@ -16,17 +16,15 @@ void KeyValueCache::append(ConstMat k, ConstMat v) {
     if (length_ >= capacity_)
         throw Error("key/value cache: more than the " + std::to_string(capacity_) + " positions planned");
     for (std::size_t r = 0; r < n; ++r) {
-        std::vector<float>& ck = keys_[r];
-        std::vector<float>& cv = values_[r];
-        if (ck.size() < capacity_ * d_) ck.resize(capacity_ * d_), cv.resize(capacity_ * d_);
-        std::copy(k.data + r * k.ld, k.data + r * k.ld + d_, ck.begin() + long(length_ * d_));
-        std::copy(v.data + r * v.ld, v.data + r * v.ld + d_, cv.begin() + long(length_ * d_));
+        if (!keys_[r]) keys_[r].reset(new float[capacity_ * d_]), values_[r].reset(new float[capacity_ * d_]);
+        std::copy(k.data + r * k.ld, k.data + r * k.ld + d_, keys_[r].get() + length_ * d_);
+        std::copy(v.data + r * v.ld, v.data + r * v.ld + d_, values_[r].get() + length_ * d_);
     }
     ++length_;
 }
 
-ConstMat KeyValueCache::keys(std::size_t row) const { return mat(keys_[row].data(), length_, d_); }
-ConstMat KeyValueCache::values(std::size_t row) const { return mat(values_[row].data(), length_, d_); }
+ConstMat KeyValueCache::keys(std::size_t row) const { return mat(keys_[row].get(), length_, d_); }
+ConstMat KeyValueCache::values(std::size_t row) const { return mat(values_[row].get(), length_, d_); }
 
 void KeyValueCache::select(const std::vector<std::size_t>& rows) {
     const std::size_t n = this->rows();
@@ -37,26 +35,27 @@ void KeyValueCache::select(const std::vector<std::size_t>& rows) {
     }
     const std::size_t filled = length_ * d_;
     for (auto* part : {&keys_, &values_}) {
-        // The buffers of rows no longer used take the copies of rows used twice or more (in a
-        // beam, one for each): a copy is then `filled` floats into a buffer of full capacity,
-        // with no allocation, no zero-filling and no growing later.
-        std::vector<std::vector<float>> spare;
+        // A row moves to its last new place; its other places get copies of the positions
+        // stored, into the buffers of rows no longer used (in a beam, one for each) or new ones.
+        std::vector<Buffer> spare;
         for (std::size_t r = 0; r < n; ++r)
-            if (uses[r] == 0 && !(*part)[r].empty()) spare.push_back(std::move((*part)[r]));
+            if (uses[r] == 0 && (*part)[r]) spare.push_back(std::move((*part)[r]));
         std::vector<std::size_t> left = uses;
-        std::vector<std::vector<float>> next(rows.size());
+        std::vector<Buffer> next(rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            std::vector<float>& old = (*part)[rows[i]];
+            Buffer& old = (*part)[rows[i]];
             if (--left[rows[i]] == 0) {  // its last new place: moved, after the copies
                 next[i] = std::move(old);
                 continue;
             }
+            if (!old) continue;  // nothing stored yet
             if (!spare.empty()) {
                 next[i] = std::move(spare.back());
                 spare.pop_back();
+            } else {
+                next[i].reset(new float[capacity_ * d_]);
             }
-            if (next[i].size() < std::max(filled, old.size())) next[i].resize(std::max(filled, old.size()));
-            std::copy(old.begin(), old.begin() + long(std::min(old.size(), filled)), next[i].begin());
+            std::copy(old.get(), old.get() + filled, next[i].get());
         }
         *part = std::move(next);
     }

@@ -20,6 +20,10 @@ void linear_forward(Mat y, ConstMat x, const Linear& layer) {
         throw Error("linear: input [" + std::to_string(x.rows) + "," + std::to_string(x.cols) +
                     "] does not fit weight [" + std::to_string(layer.out()) + "," +
                     std::to_string(layer.in()) + "]");
+    if (layer.packed) {
+        layer.packed->multiply(y, x, layer.bias.size() ? layer.bias.data() : nullptr);
+        return;
+    }
     float beta = 0.0f;
     if (layer.bias.size() != 0) {  // start from the bias, then accumulate x W^T onto it
         parallel_blocks(y.rows, 64, [&](std::size_t first, std::size_t last) {
@@ -47,6 +51,7 @@ void add_column_sums(float* sum, ConstMat m) {
 }  // namespace
 
 void linear_backward(Mat dx, Linear& grad, ConstMat dy, ConstMat x, const Linear& layer, bool accumulate_dx) {
+    if (layer.packed) throw Error("linear backward: the layer is packed for inference; training needs its fp32 weights");
     const std::size_t in = layer.in(), out = layer.out();
     if (dy.cols != out || x.cols != in || dy.rows != x.rows || grad.weight.shape() != layer.weight.shape())
         throw Error("linear backward: shapes do not fit weight [" + std::to_string(out) + "," + std::to_string(in) + "]");
@@ -58,6 +63,12 @@ void linear_backward(Mat dx, Linear& grad, ConstMat dy, ConstMat x, const Linear
         });
     }
     if (dx.data) gemm(dx, dy, Op::N, mat(layer.weight.data(), out, in), Op::N, 1.0f, accumulate_dx ? 1.0f : 0.0f);
+}
+
+void pack_linear(Linear& l, ComputeType t) {
+    if (l.packed) throw Error("linear: packed twice");
+    l.packed = std::make_shared<const PackedMatrix>(mat(l.weight.data(), l.out(), l.in()), t);
+    l.weight = xt::xtensor<float, 2>();
 }
 
 Linear zeros_like(const Linear& l) {

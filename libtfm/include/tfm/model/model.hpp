@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct Model {
     std::vector<DecoderLayer> decoder;
     std::optional<LayerNorm> encoder_final_ln;  // pre-norm only: model.encoder.layer_norm
     std::optional<LayerNorm> decoder_final_ln;  // pre-norm only: model.decoder.layer_norm
+    // Set by pack_for_inference: the output projection [Vt,D] packed (lm_head then freed).
+    std::shared_ptr<const PackedMatrix> output_packed;
+    bool packed() const { return output_packed != nullptr; }
 
     // The output projection [Vt,D]: lm_head, or the target embedding when tied.
     const xt::xtensor<float, 2>& output_weight() const { return lm_head.size() ? lm_head : shared; }
@@ -71,6 +75,11 @@ void visit_parameters(Model& m, const std::function<void(const std::string& name
 // Every parameter tensor with its HF name and shape, in the order save_model_weights writes
 // them (final_logits_bias last, as [1,Vt]).
 void visit_tensors(const Model& m, const std::function<void(const std::string& name, const float* data, const Shape& shape)>& f);
+
+// Packs every weight matrix inference multiplies (attention projections, feed-forward, the
+// output projection) once, in compute type t, and frees their fp32 copies; embedding tables
+// stay fp32 for lookups. The model is then for inference only: training or saving it throws.
+void pack_for_inference(Model& m, ComputeType t);
 
 // A model of zeros with m's structure: the gradient accumulator that mirrors Params.
 Model zeros_like(const Model& m);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "tfm/base/gemm.hpp"
@@ -27,8 +28,11 @@ public:
     void select(const std::vector<std::size_t>& rows);
 
 private:
+    // Per row [capacity,D], allocated on first use and left uninitialised: only the positions
+    // stored are ever written or read, so the pages past them are never touched.
+    using Buffer = std::unique_ptr<float[]>;
     std::size_t capacity_, d_, length_ = 0;
-    std::vector<std::vector<float>> keys_, values_;  // per row [capacity,D], allocated on first use
+    std::vector<Buffer> keys_, values_;
 };
 
 }  // namespace tfm

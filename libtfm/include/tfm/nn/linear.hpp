@@ -2,20 +2,27 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include <xtensor/xtensor.hpp>
 
 #include "tfm/base/gemm.hpp"
+#include "tfm/base/packed_matrix.hpp"
 #include "tfm/base/random.hpp"
 
 namespace tfm {
 
 struct Linear {
-    xt::xtensor<float, 2> weight;  // [out,in]
+    xt::xtensor<float, 2> weight;  // [out,in]; empty once packed
     xt::xtensor<float, 1> bias;    // [out], or empty: no bias
-    std::size_t in() const { return weight.shape(1); }
-    std::size_t out() const { return weight.shape(0); }
+    std::shared_ptr<const PackedMatrix> packed;  // [out,in] packed for inference, or null
+    std::size_t in() const { return packed ? packed->cols() : weight.shape(1); }
+    std::size_t out() const { return packed ? packed->rows() : weight.shape(0); }
 };
+
+// Packs the weight for inference in compute type t and frees its fp32 copy; the layer then
+// runs forward only (linear_backward refuses it).
+void pack_linear(Linear& l, ComputeType t);
 
 // Xavier-uniform weight, zero bias (as torch.nn.MultiheadAttention initialises).
 Linear random_linear(std::size_t in, std::size_t out, Rng& rng, bool with_bias = true);

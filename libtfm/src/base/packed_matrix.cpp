@@ -1,0 +1,354 @@
+#include "tfm/base/packed_matrix.hpp"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "tfm/base/error.hpp"
+#include "tfm/base/parallel.hpp"
+
+// Debian's oneDNN threads with OpenMP (libgomp, which it loads): each calling thread is set
+// to a team of one. Weak, so that a oneDNN on another runtime needs nothing of it.
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
+
+namespace tfm {
+
+namespace {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+using dims = dnnl::memory::dims;
+
+dnnl::engine& engine() {
+    static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+    return e;
+}
+
+// oneDNN runs each call on the thread that makes it (our pool shares the calls out), and
+// with its scratch memory given per thread, so that calls on several threads never share it.
+struct ThreadContext {
+    dnnl::stream stream;
+    std::vector<std::uint8_t> scratch;
+    std::vector<std::int32_t> sums;  // int8: the int32 products of one call [rows,cols]
+    std::vector<float> out;          // a call's dense [rows,cols] result, when y's rows are wider
+    std::vector<std::uint8_t> pair;  // bf16, int8: a single row, twice
+    ThreadContext() : stream(engine()) {
+        if (omp_set_num_threads) omp_set_num_threads(1);
+    }
+};
+ThreadContext& thread_context() {
+    thread_local ThreadContext c;
+    return c;
+}
+
+dt weight_type(ComputeType t) {
+    switch (t) {
+        case ComputeType::Float32: return dt::f32;
+        case ComputeType::BFloat16: return dt::bf16;
+        case ComputeType::Int8: return dt::s8;
+    }
+    return dt::f32;
+}
+
+// Columns in blocks fixed by N: whole up to 384, else blocks of 256 (enough calls to share
+// out in a decoding step, large enough that a call's set-up stays small).
+constexpr std::size_t kBlockColumns = 256;
+std::size_t block_columns(std::size_t n) { return n <= 384 ? n : kBlockColumns; }
+// Rows in slabs fixed by M: the few row counts seen get primitives of their own, cached.
+constexpr std::size_t kSlabRows = 512;
+
+// f32 -> bf16, rounding to nearest even (NaN stays NaN).
+void to_bf16(std::uint16_t* out, const float* in, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, &in[i], 4);
+        const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+        const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        out[i] = static_cast<std::uint16_t>(nan ? (u >> 16) | 0x40u : rounded);
+    }
+}
+
+// Symmetric int8 of a row: q = round(x / s), s = max|x| / 127 (0 for a row of zeros);
+// returns s, or NaN when the row holds NaN or Inf.
+float quantize_row(std::int8_t* q, const float* x, std::size_t n) {
+    float amax = 0.0f;
+    bool finite = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float a = std::fabs(x[i]);
+        finite &= a <= 3.4028235e38f;  // false for Inf and NaN
+        amax = std::max(amax, a);
+    }
+    if (!finite) {
+        std::fill(q, q + n, std::int8_t(0));
+        return std::nanf("");
+    }
+    const float scale = amax / 127.0f, inv = amax > 0.0f ? 127.0f / amax : 0.0f;
+    for (std::size_t i = 0; i < n; ++i) q[i] = static_cast<std::int8_t>(std::nearbyint(x[i] * inv));
+    return scale;
+}
+
+}  // namespace
+
+// One block of columns [j0, j0+n) of W^T, packed; its primitives by (rows, strides, bias).
+struct PackedMatrix::Block {
+    std::size_t j0 = 0, n = 0;
+    dnnl::memory::desc weights_md;
+    dnnl::memory weights;
+    std::vector<float> scales;  // int8: [n] the scale of each row of W
+    struct Call {
+        dnnl::matmul matmul;
+        dnnl::memory::desc src, dst, bias, scratch_md;
+        std::size_t scratch = 0;
+        std::string implementation;
+    };
+    mutable std::mutex mutex;
+    mutable std::map<std::tuple<std::size_t, std::size_t, std::size_t, bool>, std::shared_ptr<const Call>> calls;
+};
+
+namespace {
+
+dnnl::memory::desc matrix_md(std::size_t rows, std::size_t cols, dt type, std::size_t ld) {
+    return dnnl::memory::desc(dims{dnnl::memory::dim(rows), dnnl::memory::dim(cols)}, type,
+                              dims{dnnl::memory::dim(ld), 1});
+}
+
+dnnl::matmul::primitive_desc matmul_pd(const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
+                                       const dnnl::memory::desc* bias, const dnnl::memory::desc& dst) {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    try {
+        if (bias) return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, *bias, dst), attr, engine());
+        return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), attr, engine());
+    } catch (const dnnl::error& e) {
+        throw Error(std::string("packed product: oneDNN has no matmul for these types on this CPU (") + e.what() + ")");
+    }
+}
+
+// The activations' type for a compute type: f32 as they are, bf16 or s8 converted per call.
+dt source_type(ComputeType t) { return weight_type(t); }
+dt sum_type(ComputeType t) { return t == ComputeType::Int8 ? dt::s32 : dt::f32; }
+
+}  // namespace
+
+PackedMatrix::PackedMatrix(ConstMat w, ComputeType type) : n_(w.rows), k_(w.cols), type_(type) {
+    require_compute_type(type);
+    if (n_ == 0 || k_ == 0) return;
+    const std::size_t width = block_columns(n_);
+    block_count_ = (n_ + width - 1) / width;
+    blocks_ = std::make_unique<Block[]>(block_count_);
+    ThreadContext& ctx = thread_context();
+    const dt wt = weight_type(type);
+    std::vector<std::int8_t> q;
+    std::vector<std::uint16_t> h;
+    for (std::size_t b = 0; b < block_count_; ++b) {
+        Block& blk = blocks_[b];
+        blk.j0 = b * width;
+        blk.n = std::min(width, n_ - blk.j0);
+        // The layout the kernels want, asked of a primitive for a typical row count.
+        const dnnl::memory::desc any(dims{dnnl::memory::dim(k_), dnnl::memory::dim(blk.n)}, wt, tag::any);
+        const auto pd = matmul_pd(matrix_md(64, k_, source_type(type), k_), any, nullptr,
+                                  matrix_md(64, blk.n, sum_type(type), blk.n));
+        blk.weights_md = pd.weights_desc();
+        blk.weights = dnnl::memory(blk.weights_md, engine());
+        // The block's rows of W [n,K] are W^T [K,n] in column-major order ("ba").
+        const float* src = w.data + blk.j0 * w.ld;
+        void* plain = nullptr;
+        std::vector<float> dense;
+        if (w.ld != k_) {
+            dense.resize(blk.n * k_);
+            for (std::size_t j = 0; j < blk.n; ++j) std::copy(src + j * w.ld, src + j * w.ld + k_, dense.data() + j * k_);
+            src = dense.data();
+        }
+        if (type == ComputeType::Float32) {
+            plain = const_cast<float*>(src);
+        } else if (type == ComputeType::BFloat16) {
+            h.resize(blk.n * k_);
+            to_bf16(h.data(), src, blk.n * k_);
+            plain = h.data();
+        }
+        if (type == ComputeType::Int8) {
+            q.resize(blk.n * k_);
+            for (std::size_t j = 0; j < blk.n; ++j) {
+                const float s = quantize_row(q.data() + j * k_, src + j * k_, k_);
+                if (std::isnan(s))
+                    throw Error("int8 weights: row " + std::to_string(blk.j0 + j) + " of a [" + std::to_string(n_) +
+                                "," + std::to_string(k_) + "] matrix holds NaN or Inf, which int8 cannot hold");
+                blk.scales.push_back(s);
+            }
+            plain = q.data();
+        }
+        const dnnl::memory::desc plain_md(dims{dnnl::memory::dim(k_), dnnl::memory::dim(blk.n)}, wt, tag::ba);
+        dnnl::memory plain_mem(plain_md, engine(), plain);
+        dnnl::reorder(plain_mem, blk.weights).execute(ctx.stream, plain_mem, blk.weights);
+        ctx.stream.wait();
+    }
+}
+
+PackedMatrix::~PackedMatrix() = default;
+
+namespace {
+
+// The primitive of a block for `rows` rows, made once and kept.
+std::shared_ptr<const PackedMatrix::Block::Call> block_call(const PackedMatrix::Block& blk, ComputeType type,
+                                                             std::size_t k, std::size_t rows, std::size_t lda,
+                                                             std::size_t ldc, bool bias) {
+    const auto key = std::make_tuple(rows, lda, ldc, bias);
+    std::lock_guard<std::mutex> lock(blk.mutex);
+    auto it = blk.calls.find(key);
+    if (it != blk.calls.end()) return it->second;
+    auto call = std::make_shared<PackedMatrix::Block::Call>();
+    call->src = matrix_md(rows, k, source_type(type), lda);
+    call->dst = matrix_md(rows, blk.n, sum_type(type), ldc);
+    call->bias = matrix_md(1, blk.n, dt::f32, blk.n);
+    const auto pd = matmul_pd(call->src, blk.weights_md, bias ? &call->bias : nullptr, call->dst);
+    call->matmul = dnnl::matmul(pd);
+    call->implementation = pd.impl_info_str();
+    call->scratch_md = pd.scratchpad_desc();
+    call->scratch = call->scratch_md.get_size();
+    blk.calls.emplace(key, call);
+    return call;
+}
+
+// Rows [i0, i0+rows) of y through one block, from activations `src` (already in the compute
+// type; for int8 with a scale per row in row_scales).
+void run_block(const PackedMatrix::Block& blk, ComputeType type, std::size_t k, Mat y, const void* src,
+               std::size_t lda, std::size_t elem, std::size_t i0, std::size_t rows, const float* bias,
+               const float* row_scales) {
+    ThreadContext& ctx = thread_context();
+    const bool int8 = type == ComputeType::Int8;
+    const bool fused_bias = bias && !int8;
+    // oneDNN's fast kernels write dense rows only: a block narrower than y's rows goes
+    // through a buffer of its own (a copy of rows x n floats, small beside the product).
+    const bool buffered = !int8 && y.ld != blk.n;
+    const std::size_t ldc = blk.n;
+    // A single bf16 or int8 row runs as two (itself twice): oneDNN has no AMX kernel for one
+    // row (bf16 takes one that sums in another order, so that a row would depend on its
+    // batch; int8 its slow reference code).
+    const bool doubled = type != ComputeType::Float32 && rows == 1;
+    const std::size_t run_rows = doubled ? 2 : rows;
+    const auto call = block_call(blk, type, k, run_rows, lda, ldc, fused_bias);
+    if (ctx.scratch.size() < call->scratch) ctx.scratch.resize(call->scratch);
+    const void* a = static_cast<const char*>(src) + i0 * lda * elem;
+    if (doubled) {
+        ctx.pair.resize(2 * k * elem);
+        std::memcpy(ctx.pair.data(), a, k * elem);
+        std::memcpy(ctx.pair.data() + k * elem, a, k * elem);
+        a = ctx.pair.data();
+    }
+    void* c = y.data + i0 * y.ld + blk.j0;
+    if (int8) {
+        ctx.sums.resize(run_rows * blk.n);
+        c = ctx.sums.data();
+    } else if (buffered || doubled) {
+        ctx.out.resize(run_rows * blk.n);
+        c = ctx.out.data();
+    }
+    dnnl::memory src_mem(call->src, engine(), const_cast<void*>(a));
+    dnnl::memory dst_mem(call->dst, engine(), c);
+    dnnl::memory scratch_mem(call->scratch_md, engine(), ctx.scratch.data());
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, blk.weights},
+                                               {DNNL_ARG_DST, dst_mem}, {DNNL_ARG_SCRATCHPAD, scratch_mem}};
+    if (fused_bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(call->bias, engine(), const_cast<float*>(bias + blk.j0)));
+    call->matmul.execute(ctx.stream, args);
+    ctx.stream.wait();
+    if (!int8 && (buffered || doubled))
+        for (std::size_t i = 0; i < rows; ++i)
+            std::copy(ctx.out.data() + i * blk.n, ctx.out.data() + (i + 1) * blk.n, y.data + (i0 + i) * y.ld + blk.j0);
+    if (!int8) return;
+    // y = sums * (row scale * column scale) + bias; a row scale of NaN (NaN or Inf in the row) gives NaN
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float sa = row_scales[i0 + i];
+        const std::int32_t* s = ctx.sums.data() + i * blk.n;
+        float* out = y.data + (i0 + i) * y.ld + blk.j0;
+        const float* sw = blk.scales.data();
+        if (bias)
+            for (std::size_t j = 0; j < blk.n; ++j) out[j] = float(s[j]) * (sa * sw[j]) + bias[blk.j0 + j];
+        else
+            for (std::size_t j = 0; j < blk.n; ++j) out[j] = float(s[j]) * (sa * sw[j]);
+    }
+}
+
+}  // namespace
+
+std::string PackedMatrix::implementation(std::size_t rows) const {
+    if (block_count_ == 0 || rows == 0) return "none";
+    const std::size_t run = rows == 1 && type_ != ComputeType::Float32 ? 2 : std::min(rows, kSlabRows);
+    return block_call(blocks_[0], type_, k_, run, k_, blocks_[0].n, false)->implementation;
+}
+
+namespace {
+
+std::string shape(std::size_t r, std::size_t c) { return "[" + std::to_string(r) + "," + std::to_string(c) + "]"; }
+
+}  // namespace
+
+void PackedMatrix::multiply(Mat y, ConstMat x, const float* bias) const {
+    if (x.cols != k_ || y.cols != n_ || y.rows != x.rows)
+        throw Error("packed product: " + shape(x.rows, x.cols) + " x " + shape(n_, k_) + "^T -> " + shape(y.rows, y.cols));
+    const std::size_t m = x.rows;
+    if (m == 0 || n_ == 0) return;
+    if (k_ == 0) {
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n_; ++j) y.data[i * y.ld + j] = bias ? bias[j] : 0.0f;
+        return;
+    }
+    // The activations in the compute type: as they are (fp32), or converted once for all
+    // blocks, into buffers of the calling thread (named through references: inside the tasks
+    // a thread_local would name each worker's own).
+    thread_local std::vector<float> dense_buf;
+    thread_local std::vector<std::uint16_t> half_buf;
+    thread_local std::vector<std::int8_t> quantised_buf;
+    thread_local std::vector<float> scales_buf;
+    std::vector<float>& dense = dense_buf;
+    std::vector<std::uint16_t>& half = half_buf;
+    std::vector<std::int8_t>& quantised = quantised_buf;
+    std::vector<float>& row_scales = scales_buf;
+    const void* src = x.data;
+    std::size_t lda = x.ld, elem = sizeof(float);
+    if (type_ == ComputeType::Float32 && x.ld != k_) {  // dense rows, as the fast kernels read them
+        dense.resize(m * k_);
+        for (std::size_t i = 0; i < m; ++i) std::copy(x.data + i * x.ld, x.data + i * x.ld + k_, dense.data() + i * k_);
+        src = dense.data(), lda = k_;
+    } else if (type_ == ComputeType::BFloat16) {
+        half.resize(m * k_);
+        parallel_blocks(m, 64, [&](std::size_t i0, std::size_t i1) {
+            for (std::size_t i = i0; i < i1; ++i) to_bf16(half.data() + i * k_, x.data + i * x.ld, k_);
+        });
+        src = half.data(), lda = k_, elem = sizeof(std::uint16_t);
+    } else if (type_ == ComputeType::Int8) {
+        quantised.resize(m * k_);
+        row_scales.resize(m);
+        parallel_blocks(m, 64, [&](std::size_t i0, std::size_t i1) {
+            for (std::size_t i = i0; i < i1; ++i) row_scales[i] = quantize_row(quantised.data() + i * k_, x.data + i * x.ld, k_);
+        });
+        src = quantised.data(), lda = k_, elem = sizeof(std::int8_t);
+    }
+    const std::size_t slabs = (m + kSlabRows - 1) / kSlabRows, calls = slabs * block_count_;
+    const float* scales = row_scales.data();
+    auto run = [&](std::size_t c) {
+        const std::size_t b = c % block_count_, i0 = (c / block_count_) * kSlabRows;
+        run_block(blocks_[b], type_, k_, y, src, lda, elem, i0, std::min(kSlabRows, m - i0), bias, scales);
+    };
+    const double flops = 2.0 * double(m) * double(n_) * double(k_);
+    if (calls == 1 || in_parallel() || flops < 2.0e6 || num_threads() == 1) {
+        for (std::size_t c = 0; c < calls; ++c) run(c);
+    } else {
+        parallel_for(calls, run);
+    }
+}
+
+std::size_t PackedMatrix::bytes() const {
+    std::size_t total = 0;
+    for (std::size_t b = 0; b < block_count_; ++b) total += blocks_[b].weights_md.get_size();
+    return total;
+}
+
+}  // namespace tfm

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# --compute-type float32|bfloat16|int8|auto on the shipped model: each translates simple
+# German (the content words come out), gives the same bytes for any thread count and the same
+# translations for any batch size, agrees through encode | decode and with tfm-score; a CPU
+# without the instructions (oneDNN's DNNL_MAX_CPU_ISA shows one) gets a clear refusal, and
+# auto falls back.
+. "$(dirname "$0")/lib.sh"
+model="$TFM_SOURCE/share/models/multi30k-de-en"
+cat > de.txt <<'TXT'
+Ein Mann fährt Fahrrad.
+Zwei Hunde spielen im Schnee.
+Eine Frau singt auf einer Bühne.
+Ein kleines Mädchen isst einen Apfel.
+
+Drei Kinder sitzen auf einer Bank vor einem großen Haus.
+TXT
+check() {  # check FILE LINE WORD-REGEX...
+    local file=$1 line=$2
+    shift 2
+    for w in "$@"; do
+        sed -n "${line}p" "$file" | grep -Eqi "$w" && ok || fail "$file line $line lacks /$w/: $(sed -n "${line}p" "$file")"
+    done
+}
+for type in float32 bfloat16 int8 auto; do
+    expect_status 0 "$type: translate" -- tfm-translate -m "$model" --compute-type $type --beam 4 --threads 2 < de.txt
+    if [ "$type" != float32 ] && grep -q 'instructions, which this CPU' err; then
+        echo "skip $type: $(cat err)"
+        continue
+    fi
+    cp out $type.txt
+    [ "$(awk 'END { print NR }' $type.txt)" -eq 6 ] && ok || fail "$type: 6 lines in, $(awk 'END { print NR }' $type.txt) out"
+    check $type.txt 1 '\bman\b' 'bike|bicycle|cycl'
+    check $type.txt 2 '\b(two|2)\b' '\bdogs\b' '\bsnow'
+    check $type.txt 3 '\bwoman\b' '\bsing' '\bstage\b'
+    check $type.txt 4 '\bgirl\b' '\beat' '\bapple\b'
+    [ -z "$(sed -n 5p $type.txt)" ] && ok || fail "$type: the empty line gave '$(sed -n 5p $type.txt)'"
+    check $type.txt 6 '\b(three|3)\b' '\b(children|kids)\b' '\bbench\b'
+    expect_status 0 "$type: one thread, scores" -- tfm-translate -m "$model" --compute-type $type --beam 4 --threads 1 --scores < de.txt
+    cp out $type.t1
+    expect_status 0 "$type: two threads, scores" -- tfm-translate -m "$model" --compute-type $type --beam 4 --threads 2 --scores < de.txt
+    cmp -s out $type.t1 && ok || fail "$type: 1 and 2 threads differ: $(diff out $type.t1 | head -4)"
+    expect_status 0 "$type: batches of 1" -- tfm-translate -m "$model" --compute-type $type --beam 4 --batch-size 1 < de.txt
+    cmp -s out $type.txt && ok || fail "$type: --batch-size 1 translates otherwise: $(diff out $type.txt | head -4)"
+    expect_status 0 "$type: encode | decode" -- bash -c "tfm-encode -m '$model' --compute-type $type < de.txt | tfm-decode -m '$model' --compute-type $type --beam 4"
+    cmp -s out $type.txt && ok || fail "$type: encode | decode differs from translate: $(diff out $type.txt | head -4)"
+    # Teacher-forced scores of the translations, against the scores the search gave them.
+    expect_status 0 "$type: score" -- bash -c "paste de.txt $type.txt | grep -v '^\s*$' | tfm-score -m '$model' --compute-type $type --normalize"
+    [ "$(awk 'END { print NR }' out)" -eq 5 ] && ok || fail "$type: tfm-score printed $(awk 'END { print NR }' out) lines"
+    awk '$1 > 0 || $1 < -3 { bad = 1 } END { exit bad }' out && ok || fail "$type: per-token log-probabilities out of range: $(head -3 out)"
+done
+# The reduced types change words rarely: on these six lines at most one line may differ.
+for type in bfloat16 int8; do
+    [ -f $type.txt ] || continue
+    n=$(diff float32.txt $type.txt | grep -c '^<' || true)
+    [ "$n" -le 1 ] && ok || fail "$type: $n of 6 lines differ from float32: $(diff float32.txt $type.txt)"
+done
+# A CPU without AVX-512 (oneDNN limited to AVX2): a clear refusal, and auto falls back to float32.
+for type in bfloat16 int8; do
+    expect_status 1 "$type on an AVX2 CPU" -- env DNNL_MAX_CPU_ISA=AVX2 tfm-translate -m "$model" --compute-type $type < de.txt
+    expect_err "compute type $type needs .*instructions.*use float32" "$type on an AVX2 CPU: the message"
+done
+expect_status 0 "auto on an AVX2 CPU" -- env DNNL_MAX_CPU_ISA=AVX2 tfm-translate -m "$model" --compute-type auto --beam 4 < de.txt
+check out 2 '\b(two|2)\b' '\bdogs\b' '\bsnow'
+expect_status 0 "help names auto's choice" -- env DNNL_MAX_CPU_ISA=AVX2 tfm-translate --help
+grep -q 'this CPU has: float32' out && ok || fail "--help under AVX2 does not say auto is float32: $(grep -A1 compute-type out)"
+# Bad values are usage errors.
+expect_status 2 "an unknown compute type" -- tfm-translate -m "$model" --compute-type fp16 < de.txt
+expect_err 'compute-type' "an unknown compute type: the message"
+expect_status 2 "tfm-bench: an unknown compute type" -- tfm-bench translate --preset tiny --compute-type float16
+finish

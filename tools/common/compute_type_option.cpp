@@ -1,0 +1,16 @@
+#include "compute_type_option.hpp"
+
+#include "tfm/base/compute_type.hpp"
+
+namespace tfm::tool {
+
+void add_compute_type_option(CLI::App& app, std::string& type) {
+    app.add_option("--compute-type", type,
+                   "Arithmetic of the weight products: float32 (default), bfloat16, int8, or auto (the fastest "
+                   "this CPU has: " + std::string(compute_type_name(compute_type_auto())) + ")")
+        ->check(CLI::IsMember({"float32", "bfloat16", "int8", "auto"}));
+}
+
+void pack_model(Model& m, const std::string& type) { pack_for_inference(m, parse_compute_type(type.empty() ? "float32" : type)); }
+
+}  // namespace tfm::tool
