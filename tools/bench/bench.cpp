@@ -83,6 +83,7 @@ MachineInfo machine_info() {
     m.cores = std::thread::hardware_concurrency();
     m.threads = num_threads();
     m.blas = blas_description();
+    m.packed = "oneDNN " + compute_isa_name();
     return m;
 }
 

@@ -34,6 +34,7 @@ struct MachineInfo {
     unsigned cores = 0;   // online CPUs
     int threads = 0;        // threads tfm uses (parallel.hpp)
     std::string blas;     // library and core type
+    std::string packed;   // the instruction set oneDNN's packed products dispatch to
 };
 MachineInfo machine_info();
 

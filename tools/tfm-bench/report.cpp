@@ -30,8 +30,8 @@ double print_header(const Common& c) {
     double ref = sgemm_gflops(c.sgemm_n, c.timing());
     std::string prefix = c.format == "json" ? "" : "# ";
     if (c.format == "json") return ref;  // the JSON document carries the header itself
-    std::printf("%smachine: %s, %u cores, %d threads, %s\n", prefix.c_str(), m.cpu.c_str(), m.cores,
-                m.threads, m.blas.c_str());
+    std::printf("%smachine: %s, %u cores, %d threads, %s, %s\n", prefix.c_str(), m.cpu.c_str(), m.cores,
+                m.threads, m.blas.c_str(), m.packed.c_str());
     std::printf("%ssgemm n=%zu: %.1f GFLOP/s\n", prefix.c_str(), c.sgemm_n, ref);
     std::fflush(stdout);
     return ref;

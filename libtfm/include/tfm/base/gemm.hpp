@@ -1,4 +1,5 @@
-// Matrix views and the one way tfm multiplies matrices: OpenBLAS sgemm. Views carry a row
+// Matrix views and how tfm multiplies matrices: OpenBLAS sgemm (training, attention; weights
+// packed for inference go through packed_matrix.hpp instead). Views carry a row
 // stride, so a head of a [T,D] activation (columns h*K..h*K+K-1) is a view, not a copy:
 // that is the reshape [T,D] -> [T,H,K] -> [H,T,K] of multi-head attention.
 #pragma once
