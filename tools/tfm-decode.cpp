@@ -65,8 +65,7 @@ int main(int argc, char** argv) {
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(flags.threads);
         tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
-        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
-        tfm::tool::pack_model(md.model, compute_type);
+        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir), tfm::tool::compute_type(compute_type));
         tfm::tool::apply_generation(opt, flags, md.generation);
         const std::size_t d = md.model.config.d_model;
         tfm::Input in(STDIN_FILENO);

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
         std::optional<tfm::ModelDir> md;
         std::optional<tfm::BertDir> bd;
         if (bert) bd.emplace(tfm::load_bert_dir(dir));
-        else md.emplace(tfm::load_model_dir(dir)), tfm::tool::pack_model(md->model, compute_type);
+        else md.emplace(tfm::load_model_dir(dir, tfm::tool::compute_type(compute_type)));
         const tfm::ModelConfig& c = bert ? bd->model.config : md->model.config;
         const tfm::Linear* pooler = bert && bd->model.pooler ? &*bd->model.pooler : nullptr;
         std::optional<tfm::BertPooling> pooling;

@@ -117,8 +117,7 @@ int main(int argc, char** argv) {
         ->check(tfm::tool::in_range(1, tfm::tool::kMaxThreads));
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(threads);
-        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
-        tfm::tool::pack_model(md.model, compute_type);
+        tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir), tfm::tool::compute_type(compute_type));
         const tfm::ModelConfig& c = md.model.config;
         const std::string prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
         const auto attention = alignment.attention();

@@ -189,3 +189,39 @@ TEST_CASE("model: length penalties and limits") {
     CHECK(output_limit(c, 600, o) == c.max_positions);
     CHECK(tfm_test::error_of([] { parse_length_penalty("exp"); }).find("unknown length penalty") == 0);
 }
+
+TEST_CASE("model: packed for inference as it loads, or after; float32 translates as unpacked") {
+    const std::vector<std::vector<std::int64_t>> sources = {{5, 6, 7, 8, 9, 10, 1}, {11, 12, 1}, {}, {30, 1}};
+    DecodeOptions opt;
+    opt.search.beam = 2;
+    opt.max_len = 8;
+    for (const char* name : kVariants) {
+        CAPTURE(name);
+        const std::string dir = std::string(TFM_GOLDEN) + "/model_" + name;
+        const ModelConfig c = load_config(dir + "/config.json");
+        const SafeTensors file = SafeTensors::open(dir + "/model.safetensors");
+        const auto reference = translate_sources(load_model_weights(c, file), sources, opt);
+        for (ComputeType t : {ComputeType::Float32, ComputeType::BFloat16, ComputeType::Int8}) {
+            if (!compute_type_supported(t)) continue;
+            const std::string type = compute_type_name(t);
+            CAPTURE(type);
+            Model loaded = load_model_weights(c, file, t);
+            Model after = load_model_weights(c, file);
+            pack_for_inference(after, t);
+            CHECK(loaded.packed());
+            CHECK(loaded.encoder[0].ffn.fc1.weight.size() == 0);  // the fp32 copy is gone
+            const auto a = translate_sources(loaded, sources, opt), b = translate_sources(after, sources, opt);
+            for (std::size_t i = 0; i < sources.size(); ++i) {
+                CHECK(a[i][0].ids == b[i][0].ids);
+                CHECK(a[i][0].score == b[i][0].score);
+                if (t == ComputeType::Float32) {
+                    CHECK(a[i][0].ids == reference[i][0].ids);
+                    CHECK(a[i][0].score == doctest::Approx(reference[i][0].score).epsilon(1e-5));
+                }
+            }
+            CHECK_THROWS_AS(pack_for_inference(loaded, t), Error);
+            CHECK(tfm_test::error_of([&] { save_model_weights("/nonexistent/x.safetensors", loaded); }).find("packed") !=
+                  std::string::npos);
+        }
+    }
+}

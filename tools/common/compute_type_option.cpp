@@ -11,6 +11,10 @@ void add_compute_type_option(CLI::App& app, std::string& type) {
         ->check(CLI::IsMember({"float32", "bfloat16", "int8", "auto"}));
 }
 
-void pack_model(Model& m, const std::string& type) { pack_for_inference(m, parse_compute_type(type.empty() ? "float32" : type)); }
+ComputeType compute_type(const std::string& type) {
+    const ComputeType t = parse_compute_type(type.empty() ? "float32" : type);
+    require_compute_type(t);
+    return t;
+}
 
 }  // namespace tfm::tool

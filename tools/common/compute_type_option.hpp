@@ -6,14 +6,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tfm/model/model.hpp"
+#include "tfm/base/compute_type.hpp"
 
 namespace tfm::tool {
 
 // float32 (default) | bfloat16 | int8 | auto (the fastest this CPU has).
 void add_compute_type_option(CLI::App& app, std::string& type);
-// m packed for inference in that type; a runtime error naming the instructions it needs when
-// this CPU lacks them.
-void pack_model(Model& m, const std::string& type);
+// The type named (float32 when none was given), for load_model_dir to pack the weights in as
+// it reads them; a runtime error naming the instructions it needs when this CPU lacks them.
+ComputeType compute_type(const std::string& type);
 
 }  // namespace tfm::tool

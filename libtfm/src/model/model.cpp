@@ -11,9 +11,15 @@ namespace tfm {
 
 namespace {
 
-// Visits every named tensor of a model (the same walk loads and saves).
-template <class M, class F>
-void walk(M& m, F&& visit) {
+struct NoLinearHook {
+    template <class L>
+    void operator()(L&) const {}
+};
+
+// Visits every named tensor of a model (the same walk loads and saves); after a linear
+// layer's weight and bias, calls done_linear on the layer.
+template <class M, class F, class G = NoLinearHook>
+void walk(M& m, F&& visit, G&& done_linear = G{}) {
     const ModelConfig& c = m.config;
     const std::size_t d = c.d_model, vt = c.target_vocab();
     if (c.share_embeddings) {
@@ -30,6 +36,7 @@ void walk(M& m, F&& visit) {
     auto linear = [&](const std::string& name, auto& l, std::size_t out, std::size_t in) {
         visit(name + ".weight", l.weight, Shape{out, in});
         visit(name + ".bias", l.bias, Shape{out});
+        done_linear(l);
     };
     // A model's attention has all four projections (the ones tfm-attend may leave out for its
     // ablations are no model's): a missing one is an error, never a null dereference.
@@ -84,9 +91,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The structure a config implies, every tensor allocated (values unset), sinusoidal tables
-// computed.
-Model skeleton(const ModelConfig& c) {
+// The structure a config implies, every tensor allocated (values unset; or left empty, for
+// a loader that allocates each as it reads it), sinusoidal tables computed.
+Model skeleton(const ModelConfig& c, bool allocate_tensors = true) {
     validate_config(c);
     Model m;
     m.config = c;
@@ -102,7 +109,7 @@ Model skeleton(const ModelConfig& c) {
     for (auto& e : m.encoder) e.self_attn_ln.eps = e.final_ln.eps = c.layer_norm_eps;
     for (auto& e : m.decoder) e.self_attn_ln.eps = e.cross_attn_ln.eps = e.final_ln.eps = c.layer_norm_eps;
     if (m.encoder_final_ln) m.encoder_final_ln->eps = m.decoder_final_ln->eps = c.layer_norm_eps;
-    walk(m, [](const std::string&, auto& t, const Shape& shape) { allocate(t, shape); });
+    if (allocate_tensors) walk(m, [](const std::string&, auto& t, const Shape& shape) { allocate(t, shape); });
     m.final_logits_bias = xt::zeros<float>({c.target_vocab()});
     if (c.positions != PositionKind::Learned) {
         PeOptions opt;
@@ -176,14 +183,35 @@ void check_sizes_against(const ModelConfig& c, const TensorFile& file) {
 
 }  // namespace
 
-Model load_model_weights(const ModelConfig& c, const TensorFile& file) {
+namespace {
+
+// The output projection packed (lm_head then freed; a tied one stays the embedding table).
+void pack_output(Model& m, ComputeType t) {
+    const auto& w = m.output_weight();
+    m.output_packed = std::make_shared<const PackedMatrix>(mat(w.data(), w.shape(0), w.shape(1)), t);
+    if (m.lm_head.size()) m.lm_head = xt::xtensor<float, 2>();
+}
+
+}  // namespace
+
+Model load_model_weights(const ModelConfig& c, const TensorFile& file, std::optional<ComputeType> pack) {
     validate_config(c);
     check_sizes_against(c, file);
-    Model m = skeleton(c);
-    walk(m, [&](const std::string& name, auto& t, const Shape& shape) {
-        FloatArray a = file.get(name, shape);
-        std::copy(a.data(), a.data() + a.size(), t.data());
-    });
+    if (pack) require_compute_type(*pack);
+    // Each tensor allocated as it is read, and with `pack` each linear layer packed (its fp32
+    // copy freed) as soon as it is whole: loading then holds one fp32 matrix at a time beside
+    // what is packed, not the whole fp32 model.
+    Model m = skeleton(c, false);
+    walk(
+        m,
+        [&](const std::string& name, auto& t, const Shape& shape) {
+            FloatArray a = file.get(name, shape);
+            allocate(t, shape);
+            std::copy(a.data(), a.data() + a.size(), t.data());
+        },
+        [&](Linear& l) {
+            if (pack) pack_linear(l, *pack);
+        });
     if (file.contains("final_logits_bias")) {
         FloatArray b = file.get("final_logits_bias");
         if (b.size() != c.target_vocab())
@@ -191,30 +219,15 @@ Model load_model_weights(const ModelConfig& c, const TensorFile& file) {
                         std::to_string(c.target_vocab()) + "]");
         std::copy(b.data(), b.data() + b.size(), m.final_logits_bias.data());
     }
+    if (pack) pack_output(m, *pack);
     return m;
 }
 
 void pack_for_inference(Model& m, ComputeType t) {
     if (m.packed()) throw Error("model: packed for inference twice");
     require_compute_type(t);
-    auto attention = [&](MultiHeadParams& a) {
-        for (std::optional<Linear>* l : {&a.q, &a.k, &a.v, &a.out})
-            if (*l) pack_linear(**l, t);
-    };
-    for (EncoderLayer& e : m.encoder) {
-        attention(e.self_attn);
-        pack_linear(e.ffn.fc1, t);
-        pack_linear(e.ffn.fc2, t);
-    }
-    for (DecoderLayer& d : m.decoder) {
-        attention(d.self_attn);
-        attention(d.cross_attn);
-        pack_linear(d.ffn.fc1, t);
-        pack_linear(d.ffn.fc2, t);
-    }
-    const auto& w = m.output_weight();
-    m.output_packed = std::make_shared<const PackedMatrix>(mat(w.data(), w.shape(0), w.shape(1)), t);
-    if (m.lm_head.size()) m.lm_head = xt::xtensor<float, 2>();
+    walk(m, [](const std::string&, auto&, const Shape&) {}, [&](Linear& l) { pack_linear(l, t); });
+    pack_output(m, t);
 }
 
 void visit_parameters(Model& m, const std::function<void(const std::string& name, float* data, std::size_t n)>& f) {

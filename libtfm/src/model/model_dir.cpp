@@ -22,7 +22,7 @@ std::string read_all(const std::string& path) { return read_regular_file(path, k
 
 }  // namespace
 
-ModelDir load_model_dir(const std::string& path) {
+ModelDir load_model_dir(const std::string& path, std::optional<ComputeType> pack) {
     struct stat st {};
     if (path.empty()) throw Error("the model directory is an empty string");
     if (::stat(path.c_str(), &st) != 0) {
@@ -37,9 +37,9 @@ ModelDir load_model_dir(const std::string& path) {
     Model model;
     std::string read;
     if (path_present(weights))
-        model = load_model_weights(config, SafeTensors::open(read = weights));
+        model = load_model_weights(config, SafeTensors::open(read = weights), pack);
     else if (path_present(torch_weights))
-        model = load_model_weights(config, TorchCheckpoint::open(read = torch_weights));
+        model = load_model_weights(config, TorchCheckpoint::open(read = torch_weights), pack);
     else
         throw Error(path + ": missing model.safetensors (or pytorch_model.bin)");
     Tokenizer tokenizer = Tokenizer::load(path, config);

@@ -65,8 +65,9 @@ struct Model {
 Model random_model(const ModelConfig& config, std::uint64_t seed);
 
 // Every tensor the config implies must be present with its shape; the error names the first
-// missing or misshapen one.
-Model load_model_weights(const ModelConfig& config, const TensorFile& file);
+// missing or misshapen one. With `pack`, the model comes packed for inference in that compute
+// type (pack_for_inference), each matrix packed as it is read.
+Model load_model_weights(const ModelConfig& config, const TensorFile& file, std::optional<ComputeType> pack = {});
 
 // Every parameter tensor with its HF name (tied weights once; the sinusoidal tables, which
 // are not parameters, left out), in a fixed order.

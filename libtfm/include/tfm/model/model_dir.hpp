@@ -4,6 +4,7 @@
 // model; written atomically by tfm-init and training.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "tfm/model/generation.hpp"
@@ -20,8 +21,9 @@ struct ModelDir {
     std::string weights;          // the weights file read
 };
 
-// Loads and checks everything; the error names the file and what is wrong with it.
-ModelDir load_model_dir(const std::string& path);
+// Loads and checks everything; the error names the file and what is wrong with it. With
+// `pack`, the weights come packed for inference in that compute type (load_model_weights).
+ModelDir load_model_dir(const std::string& path, std::optional<ComputeType> pack = {});
 
 // Writes config.json and model.safetensors (each atomically, weights as dtype F32, F16 or
 // BF16) into dir, creating it.
