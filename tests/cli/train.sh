@@ -37,11 +37,13 @@ exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0
 [ -d copy/checkpoints/step-0000000500 ] && [ -d copy/checkpoints/step-0000001000 ] && ok || fail "checkpoints kept"
 
 # Separate vocabularies: targets in another alphabet (upper case) through their own
-# SentencePiece model and embedding table; still learned exactly.
+# SentencePiece model and embedding table; still learned exactly. Two tables learn later than
+# one: at 1500 updates a sanitized build on an Intel Xeon copied 39 of 50 (the optimised one
+# 50), at 2000 both copy all 50.
 tr a-z A-Z < train.txt > train.up
 tr a-z A-Z < test.txt > test.up
 expect_status 0 "--separate-vocab" -- tfm-train --src train.txt --tgt train.up -o upper "${common[@]}" --separate-vocab \
-    --steps 1500 --log-every 1500 --save-every 1500
+    --steps 2000 --log-every 2000 --save-every 2000
 cmp -s upper/source.spm upper/target.spm && fail "source.spm and target.spm are the same model" || ok
 grep -q '"share_encoder_decoder_embeddings": false' upper/config.json && ok || fail "config: $(cat upper/config.json)"
 expect_status 0 "translate into the other vocabulary" -- tfm-translate -m upper --beam 1 < test.txt
