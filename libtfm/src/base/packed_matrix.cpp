@@ -8,7 +8,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -110,7 +109,7 @@ struct PackedMatrix::Block {
         std::string implementation;
     };
     mutable std::mutex mutex;
-    mutable std::map<std::tuple<std::size_t, std::size_t, std::size_t, bool>, std::shared_ptr<const Call>> calls;
+    mutable std::map<std::pair<std::size_t, bool>, std::shared_ptr<const Call>> calls;  // by (rows, bias)
 };
 
 namespace {
@@ -196,17 +195,16 @@ PackedMatrix::~PackedMatrix() = default;
 
 namespace {
 
-// The primitive of a block for `rows` rows, made once and kept.
+// The primitive of a block for `rows` dense rows in and out, made once and kept.
 std::shared_ptr<const PackedMatrix::Block::Call> block_call(const PackedMatrix::Block& blk, ComputeType type,
-                                                             std::size_t k, std::size_t rows, std::size_t lda,
-                                                             std::size_t ldc, bool bias) {
-    const auto key = std::make_tuple(rows, lda, ldc, bias);
+                                                             std::size_t k, std::size_t rows, bool bias) {
+    const auto key = std::make_pair(rows, bias);
     std::lock_guard<std::mutex> lock(blk.mutex);
     auto it = blk.calls.find(key);
     if (it != blk.calls.end()) return it->second;
     auto call = std::make_shared<PackedMatrix::Block::Call>();
-    call->src = matrix_md(rows, k, source_type(type), lda);
-    call->dst = matrix_md(rows, blk.n, sum_type(type), ldc);
+    call->src = matrix_md(rows, k, source_type(type), k);
+    call->dst = matrix_md(rows, blk.n, sum_type(type), blk.n);
     call->bias = matrix_md(1, blk.n, dt::f32, blk.n);
     const auto pd = matmul_pd(call->src, blk.weights_md, bias ? &call->bias : nullptr, call->dst);
     call->matmul = dnnl::matmul(pd);
@@ -217,10 +215,10 @@ std::shared_ptr<const PackedMatrix::Block::Call> block_call(const PackedMatrix::
     return call;
 }
 
-// Rows [i0, i0+rows) of y through one block, from activations `src` (already in the compute
+// Rows [i0, i0+rows) of y through one block, from dense activations `src` [M,K] (already in the compute
 // type; for int8 with a scale per row in row_scales).
 void run_block(const PackedMatrix::Block& blk, ComputeType type, std::size_t k, Mat y, const void* src,
-               std::size_t lda, std::size_t elem, std::size_t i0, std::size_t rows, const float* bias,
+               std::size_t elem, std::size_t i0, std::size_t rows, const float* bias,
                const float* row_scales) {
     ThreadContext& ctx = thread_context();
     const bool int8 = type == ComputeType::Int8;
@@ -228,15 +226,14 @@ void run_block(const PackedMatrix::Block& blk, ComputeType type, std::size_t k, 
     // oneDNN's fast kernels write dense rows only: a block narrower than y's rows goes
     // through a buffer of its own (a copy of rows x n floats, small beside the product).
     const bool buffered = !int8 && y.ld != blk.n;
-    const std::size_t ldc = blk.n;
     // A single bf16 or int8 row runs as two (itself twice): oneDNN has no AMX kernel for one
     // row (bf16 takes one that sums in another order, so that a row would depend on its
     // batch; int8 its slow reference code).
     const bool doubled = type != ComputeType::Float32 && rows == 1;
     const std::size_t run_rows = doubled ? 2 : rows;
-    const auto call = block_call(blk, type, k, run_rows, lda, ldc, fused_bias);
+    const auto call = block_call(blk, type, k, run_rows, fused_bias);
     if (ctx.scratch.size() < call->scratch) ctx.scratch.resize(call->scratch);
-    const void* a = static_cast<const char*>(src) + i0 * lda * elem;
+    const void* a = static_cast<const char*>(src) + i0 * k * elem;
     if (doubled) {
         ctx.pair.resize(2 * k * elem);
         std::memcpy(ctx.pair.data(), a, k * elem);
@@ -281,7 +278,7 @@ void run_block(const PackedMatrix::Block& blk, ComputeType type, std::size_t k, 
 std::string PackedMatrix::implementation(std::size_t rows) const {
     if (block_count_ == 0 || rows == 0) return "none";
     const std::size_t run = rows == 1 && type_ != ComputeType::Float32 ? 2 : std::min(rows, kSlabRows);
-    return block_call(blocks_[0], type_, k_, run, k_, blocks_[0].n, false)->implementation;
+    return block_call(blocks_[0], type_, k_, run, false)->implementation;
 }
 
 namespace {
@@ -312,30 +309,30 @@ void PackedMatrix::multiply(Mat y, ConstMat x, const float* bias) const {
     std::vector<std::int8_t>& quantised = quantised_buf;
     std::vector<float>& row_scales = scales_buf;
     const void* src = x.data;
-    std::size_t lda = x.ld, elem = sizeof(float);
+    std::size_t elem = sizeof(float);
     if (type_ == ComputeType::Float32 && x.ld != k_) {  // dense rows, as the fast kernels read them
         dense.resize(m * k_);
         for (std::size_t i = 0; i < m; ++i) std::copy(x.data + i * x.ld, x.data + i * x.ld + k_, dense.data() + i * k_);
-        src = dense.data(), lda = k_;
+        src = dense.data();
     } else if (type_ == ComputeType::BFloat16) {
         half.resize(m * k_);
         parallel_blocks(m, 64, [&](std::size_t i0, std::size_t i1) {
             for (std::size_t i = i0; i < i1; ++i) to_bf16(half.data() + i * k_, x.data + i * x.ld, k_);
         });
-        src = half.data(), lda = k_, elem = sizeof(std::uint16_t);
+        src = half.data(), elem = sizeof(std::uint16_t);
     } else if (type_ == ComputeType::Int8) {
         quantised.resize(m * k_);
         row_scales.resize(m);
         parallel_blocks(m, 64, [&](std::size_t i0, std::size_t i1) {
             for (std::size_t i = i0; i < i1; ++i) row_scales[i] = quantize_row(quantised.data() + i * k_, x.data + i * x.ld, k_);
         });
-        src = quantised.data(), lda = k_, elem = sizeof(std::int8_t);
+        src = quantised.data(), elem = sizeof(std::int8_t);
     }
     const std::size_t slabs = (m + kSlabRows - 1) / kSlabRows, calls = slabs * block_count_;
     const float* scales = row_scales.data();
     auto run = [&](std::size_t c) {
         const std::size_t b = c % block_count_, i0 = (c / block_count_) * kSlabRows;
-        run_block(blocks_[b], type_, k_, y, src, lda, elem, i0, std::min(kSlabRows, m - i0), bias, scales);
+        run_block(blocks_[b], type_, k_, y, src, elem, i0, std::min(kSlabRows, m - i0), bias, scales);
     };
     const double flops = 2.0 * double(m) * double(n_) * double(k_);
     if (calls == 1 || in_parallel() || flops < 2.0e6 || num_threads() == 1) {
