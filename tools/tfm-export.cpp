@@ -1,27 +1,29 @@
 // tfm-export: a clean copy of a model directory (config, weights, tokenizer; no checkpoints or
-// logs), with the weights stored as F32, F16 or BF16: how a trained model is shipped.
+// logs), with the weights stored as F32, F16, BF16 or int8 (weight matrices as int8 rows with a
+// scale per row, about a quarter of F32): how a trained model is shipped.
 #include <sys/stat.h>
 
 #include "common/tool.hpp"
+#include "common/weights_dtype_option.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/import/marian.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/model/model_dir.hpp"
 
 int main(int argc, char** argv) {
-    tfm::tool::Tool tool("tfm-export", "Copy a model directory's model, tokenizer and config, weights as F32, F16 or BF16.",
+    tfm::tool::Tool tool("tfm-export", "Copy a model directory's model, tokenizer and config, weights as F32, F16, BF16 or int8.",
         "  tfm-export -m runs/de-en -o share/models/de-en --dtype f16\n"
         "  echo 'Ein Hund rennt.' | tfm-translate -m share/models/de-en\n");
     CLI::App& app = tool.app();
     std::string in, out, dtype = "f32";
     app.add_option("-m,--model", in, "Model directory to export (or a Marian release: see tfm-marian)")->required();
     app.add_option("-o,--output", out, "Directory to write (created; must not hold a model yet)")->required();
-    app.add_option("--dtype", dtype, "f32 (default), f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
+    tfm::tool::add_weights_dtype_option(app, dtype);
     return tool.run(argc, argv, [&] {
         struct stat st {};
         if (::stat((out + "/config.json").c_str(), &st) == 0)
             throw tfm::UsageError(out + " already holds a model");
-        const std::string upper = dtype == "bf16" ? "BF16" : dtype == "f16" ? "F16" : "F32";
+        const std::string upper = tfm::tool::weights_dtype(dtype);
         if (!tfm::path_present(in + "/config.json") && tfm::path_present(in + "/decoder.yml"))
             return tfm::import_marian(in, out, upper);  // a Marian release: what tfm-marian import does
         tfm::ModelDir md = tfm::load_model_dir(in);  // everything checked before anything is written

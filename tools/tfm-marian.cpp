@@ -1,6 +1,7 @@
 // tfm-marian: converts between Marian's own model files (an OPUS-MT release: decoder.yml,
 // *.npz, *.vocab.yml, source.spm, target.spm) and tfm model directories, both ways.
 #include "common/tool.hpp"
+#include "common/weights_dtype_option.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/import/marian.hpp"
 
@@ -18,14 +19,14 @@ int main(int argc, char** argv) {
         ->required();
     imp->add_option("-o,--output", out, "Model directory to write (must not exist yet)")->required();
     imp->add_flag("--force", force, "Replace what the output directory holds");
-    imp->add_option("--dtype", dtype, "Weights as f32 (default), f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
+    tfm::tool::add_weights_dtype_option(*imp, dtype);
     CLI::App* exp = app.add_subcommand("export", "tfm model directory -> Marian model files");
     exp->add_option("-m,--model", model, "Model directory (an OPUS-MT-shaped one: vocab.json, pad last)")->required();
     exp->add_option("-o,--output", out, "Directory to write (must not exist yet)")->required();
     exp->add_flag("--force", force, "Replace what the output directory holds");
     return tool.run(argc, argv, [&] {
         if (imp->parsed()) {
-            const std::string upper = dtype == "bf16" ? "BF16" : dtype == "f16" ? "F16" : "F32";
+            const std::string upper = tfm::tool::weights_dtype(dtype);
             tfm::import_marian(in, out, upper, force);
         } else {
             tfm::export_marian(model, out, force);

@@ -3,7 +3,7 @@
 # German (the content words come out), gives the same bytes for any thread count and the same
 # translations for any batch size, agrees through encode | decode and with tfm-score; a CPU
 # without the instructions (oneDNN's DNNL_MAX_CPU_ISA shows one) gets a clear refusal, and
-# auto falls back.
+# auto falls back. tfm-export --dtype int8 writes int8 weights that load as the same model.
 . "$(dirname "$0")/lib.sh"
 model="$TFM_SOURCE/share/models/multi30k-de-en"
 cat > de.txt <<'TXT'
@@ -54,6 +54,22 @@ for type in bfloat16 int8; do
     n=$(diff float32.txt $type.txt | grep -c '^<' || true)
     [ "$n" -le 1 ] && ok || fail "$type: $n of 6 lines differ from float32: $(diff float32.txt $type.txt)"
 done
+# tfm-export --dtype int8: a quarter of the F32 file's size; with --compute-type int8 it
+# translates to the very bytes (scores too) the F32 model quantised at load gives; on any CPU
+# (AVX2 only included) it loads in float32 as well, its int8 rows times their scales.
+expect_status 0 "export f32" -- tfm-export -m "$model" -o m32
+expect_status 0 "export int8" -- tfm-export -m "$model" -o m8 --dtype int8
+s32=$(stat -c %s m32/model.safetensors) s8=$(stat -c %s m8/model.safetensors)
+[ $((s8 * 100 / s32)) -le 27 ] && ok || fail "the int8 file is $s8 bytes against $s32 in F32"
+if [ -f int8.t1 ]; then
+    expect_status 0 "int8 file: int8" -- tfm-translate -m m8 --compute-type int8 --beam 4 --threads 1 --scores < de.txt
+    cmp -s out int8.t1 && ok || fail "the int8 file translates otherwise than F32 quantised at load: $(diff out int8.t1 | head -4)"
+fi
+expect_status 0 "int8 file: float32 on an AVX2 CPU" -- env DNNL_MAX_CPU_ISA=AVX2 tfm-translate -m m8 --beam 4 < de.txt
+check out 2 '\b(two|2)\b' '\bdogs\b' '\bsnow'
+check out 4 '\bgirl\b' '\beat' '\bapple\b'
+expect_status 2 "export: an unknown dtype" -- tfm-export -m "$model" -o m4 --dtype int4
+expect_err 'dtype' "export: an unknown dtype: the message"
 # A CPU without AVX-512 (oneDNN limited to AVX2): a clear refusal, and auto falls back to float32.
 for type in bfloat16 int8; do
     expect_status 1 "$type on an AVX2 CPU" -- env DNNL_MAX_CPU_ISA=AVX2 tfm-translate -m "$model" --compute-type $type < de.txt

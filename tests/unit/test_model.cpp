@@ -210,6 +210,8 @@ TEST_CASE("model: packed for inference as it loads, or after; float32 translates
             pack_for_inference(after, t);
             CHECK(loaded.packed());
             CHECK(loaded.encoder[0].ffn.fc1.weight.size() == 0);  // the fp32 copy is gone
+            CHECK(loaded.lm_head.size() == 0);
+            if (c.tie_word_embeddings) CHECK(loaded.shared.size() == 0);  // its rows read from the packed copy
             const auto a = translate_sources(loaded, sources, opt), b = translate_sources(after, sources, opt);
             for (std::size_t i = 0; i < sources.size(); ++i) {
                 CHECK(a[i][0].ids == b[i][0].ids);
@@ -222,6 +224,16 @@ TEST_CASE("model: packed for inference as it loads, or after; float32 translates
             CHECK_THROWS_AS(pack_for_inference(loaded, t), Error);
             CHECK(tfm_test::error_of([&] { save_model_weights("/nonexistent/x.safetensors", loaded); }).find("packed") !=
                   std::string::npos);
+            if (t == ComputeType::Int8) {  // a file stored as int8 gives the same int8 model as the fp32 one
+                tfm_test::TempDir tmp;
+                save_model_weights(tmp.file("q.safetensors"), load_model_weights(c, file), "I8");
+                const auto q = translate_sources(load_model_weights(c, SafeTensors::open(tmp.file("q.safetensors")), t),
+                                                 sources, opt);
+                for (std::size_t i = 0; i < sources.size(); ++i) {
+                    CHECK(q[i][0].ids == a[i][0].ids);
+                    CHECK(q[i][0].score == a[i][0].score);
+                }
+            }
         }
     }
 }

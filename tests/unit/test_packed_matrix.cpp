@@ -163,6 +163,40 @@ TEST_CASE("packed products: NaN and Inf propagate, empty and mismatched shapes")
     }
 }
 
+TEST_CASE("packed matrices give back their rows as the products see them") {
+    for (ComputeType t : supported_types()) {
+        const std::string type = compute_type_name(t);
+        CAPTURE(type);
+        for (auto [n, k] : {std::pair<std::size_t, std::size_t>{600, 96}, {300, 40}, {7, 5}, {1000, 64}}) {
+            CAPTURE(n);
+            CAPTURE(k);
+            const std::vector<float> w = tfm_test::random_vec(n * k, 11);
+            const PackedMatrix p(mat(w.data(), n, k), t);
+            std::vector<float> row(k), expect(k);
+            std::vector<std::int8_t> q(k);
+            for (std::size_t i : {std::size_t(0), n / 2, n - 1, std::min<std::size_t>(n - 1, 257)}) {
+                p.row(i, row.data());
+                const float* wi = w.data() + i * k;
+                if (t == ComputeType::Float32) expect.assign(wi, wi + k);
+                if (t == ComputeType::BFloat16)
+                    for (std::size_t j = 0; j < k; ++j) {  // round to nearest even on 16 bits
+                        std::uint32_t u;
+                        std::memcpy(&u, wi + j, 4);
+                        u = ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16) << 16;
+                        std::memcpy(&expect[j], &u, 4);
+                    }
+                if (t == ComputeType::Int8) {
+                    float amax = 0;
+                    for (std::size_t j = 0; j < k; ++j) amax = std::max(amax, std::fabs(wi[j]));
+                    for (std::size_t j = 0; j < k; ++j) expect[j] = std::nearbyint(wi[j] * (127.0f / amax)) * (amax / 127.0f);
+                }
+                for (std::size_t j = 0; j < k; ++j) CHECK(row[j] == doctest::Approx(expect[j]).epsilon(1e-6));
+            }
+            CHECK_THROWS_AS(p.row(n, row.data()), Error);
+        }
+    }
+}
+
 TEST_CASE("compute types: names, auto, and a clear refusal where the CPU lacks them") {
     CHECK(parse_compute_type("float32") == ComputeType::Float32);
     CHECK(parse_compute_type("bfloat16") == ComputeType::BFloat16);

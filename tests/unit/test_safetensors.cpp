@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "helpers.hpp"
@@ -94,8 +95,72 @@ TEST_CASE("safetensors: writing F16 and BF16 rounds to nearest even, exhaustivel
     save_safetensors(dir.file("b.safetensors"), {{"b", b.data(), {5}}}, {}, "BF16");
     CHECK(SafeTensors::open(dir.file("b.safetensors")).get("b") ==
           FloatArray{1.0f, 1.0f, 1.0f + 1.0f / 64, -2.5f, 3.00405527e38f});
-    CHECK(error_of([&] { save_safetensors(dir.file("x.safetensors"), {{"b", b.data(), {5}}}, {}, "I8"); })
-              .find("cannot write dtype I8") != std::string::npos);
+    CHECK(error_of([&] { save_safetensors(dir.file("x.safetensors"), {{"b", b.data(), {5}}}, {}, "I16"); })
+              .find("cannot write dtype I16") != std::string::npos);
+}
+
+TEST_CASE("safetensors: I8 stores marked matrices as int8 rows with a scale each, the rest as F32") {
+    TempDir dir;
+    // w [3,4]: a row with an exact maximum, a row of zeros, a row of mixed signs; bias [3].
+    std::vector<float> w = {1.0f, -0.5f, 0.25f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -3.0f, 1.5f, 0.001f, 2.9f};
+    std::vector<float> bias = {0.1f, -0.2f, 0.3f};
+    const std::string path = dir.file("q.safetensors");
+    save_safetensors(path, {{"w", w.data(), {3, 4}, true}, {"b", bias.data(), {3}, true}, {"u", w.data(), {3, 4}}}, {},
+                     "I8");
+    SafeTensors st = SafeTensors::open(path);
+    CHECK(st.tensors().at("w").dtype == "I8");
+    CHECK(st.tensors().at("w_scale").dtype == "F32");
+    CHECK(st.shape("w_scale") == Shape{3});
+    CHECK(st.tensors().at("b").dtype == "F32");  // not a matrix: kept exact
+    CHECK(st.tensors().at("u").dtype == "F32");  // not marked
+    CHECK(st.get("b") == FloatArray{0.1f, -0.2f, 0.3f});
+    FloatArray q = st.get("w");
+    REQUIRE(q.shape() == std::vector<std::size_t>{3, 4});
+    // Row scales max|w|/127; every value within half a step of its original.
+    const float scales[3] = {1.0f / 127, 0.0f, 3.0f / 127};
+    CHECK(st.get("w_scale") == FloatArray{scales[0], scales[1], scales[2]});
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t c = 0; c < 4; ++c) {
+            CHECK(std::fabs(q(r, c) - w[r * 4 + c]) <= 0.5f * scales[r] * 1.0001f);
+            CHECK(q(r, c) == float(std::nearbyint(w[r * 4 + c] / (scales[r] > 0 ? scales[r] : 1.0f))) * scales[r]);
+        }
+    CHECK(q(0, 0) == doctest::Approx(1.0f).epsilon(1e-6));
+    CHECK(q(2, 0) == doctest::Approx(-3.0f).epsilon(1e-6));
+    // About a quarter of F32: 12 bytes of int8 and 12 of scales against 48.
+    CHECK(st.tensors().at("w").end - st.tensors().at("w").begin == 12);
+    // NaN or Inf cannot be int8: refused naming the tensor and row, nothing left behind.
+    std::vector<float> bad = w;
+    bad[9] = std::nanf("");
+    const std::string e = error_of([&] { save_safetensors(dir.file("n.safetensors"), {{"w", bad.data(), {3, 4}, true}}, {}, "I8"); });
+    CHECK(e.find("tensor 'w': row 2 holds NaN or Inf") != std::string::npos);
+    CHECK(::access(dir.file("n.safetensors").c_str(), F_OK) != 0);
+}
+
+TEST_CASE("safetensors: an I8 tensor without proper row scales is refused") {
+    TempDir dir;
+    auto err = [&](const std::string& header, const std::string& data) {
+        return error_of([&] { SafeTensors::open(raw_file(dir, header, data)); });
+    };
+    const std::string q4(4, '\x01');
+    CHECK(err(R"({"w":{"dtype":"I8","shape":[2,2],"data_offsets":[0,4]}})", q4).find("I8 without its row scales 'w_scale'") !=
+          std::string::npos);
+    CHECK(err(R"({"w":{"dtype":"I8","shape":[4],"data_offsets":[0,4]}})", q4).find("I8 tensors must be matrices") !=
+          std::string::npos);
+    CHECK(err(R"({"w":{"dtype":"I8","shape":[2,2],"data_offsets":[0,4]},"w_scale":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+              q4 + std::string(4, '\0'))
+              .find("must be [2] floats, not F32 [1]") != std::string::npos);
+    CHECK(err(R"({"w":{"dtype":"I8","shape":[2,2],"data_offsets":[0,4]},"w_scale":{"dtype":"I32","shape":[2],"data_offsets":[4,12]}})",
+              q4 + std::string(8, '\0'))
+              .find("must be [2] floats") != std::string::npos);
+    // A scale of Inf: refused when read, naming the row.
+    const float inf = INFINITY, one = 0.5f;
+    std::string scales(8, '\0');
+    std::memcpy(&scales[0], &one, 4);
+    std::memcpy(&scales[4], &inf, 4);
+    const std::string path = raw_file(dir, R"({"w":{"dtype":"I8","shape":[2,2],"data_offsets":[0,4]},"w_scale":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                                      q4 + scales);
+    SafeTensors st = SafeTensors::open(path);
+    CHECK(error_of([&] { st.get("w"); }).find("the scale of row 1 is not finite") != std::string::npos);
 }
 
 TEST_CASE("safetensors: every inconsistency is refused with the reason") {

@@ -13,6 +13,7 @@
 
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
+#include "tfm/base/quantize.hpp"
 
 // Debian's oneDNN threads with OpenMP (libgomp, which it loads): each calling thread is set
 // to a team of one. Weak, so that a oneDNN on another runtime needs nothing of it.
@@ -73,25 +74,6 @@ void to_bf16(std::uint16_t* out, const float* in, std::size_t n) {
         const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
         out[i] = static_cast<std::uint16_t>(nan ? (u >> 16) | 0x40u : rounded);
     }
-}
-
-// Symmetric int8 of a row: q = round(x / s), s = max|x| / 127 (0 for a row of zeros);
-// returns s, or NaN when the row holds NaN or Inf.
-float quantize_row(std::int8_t* q, const float* x, std::size_t n) {
-    float amax = 0.0f;
-    bool finite = true;
-    for (std::size_t i = 0; i < n; ++i) {
-        const float a = std::fabs(x[i]);
-        finite &= a <= 3.4028235e38f;  // false for Inf and NaN
-        amax = std::max(amax, a);
-    }
-    if (!finite) {
-        std::fill(q, q + n, std::int8_t(0));
-        return std::nanf("");
-    }
-    const float scale = amax / 127.0f, inv = amax > 0.0f ? 127.0f / amax : 0.0f;
-    for (std::size_t i = 0; i < n; ++i) q[i] = static_cast<std::int8_t>(std::nearbyint(x[i] * inv));
-    return scale;
 }
 
 }  // namespace
@@ -176,7 +158,7 @@ PackedMatrix::PackedMatrix(ConstMat w, ComputeType type) : n_(w.rows), k_(w.cols
         if (type == ComputeType::Int8) {
             q.resize(blk.n * k_);
             for (std::size_t j = 0; j < blk.n; ++j) {
-                const float s = quantize_row(q.data() + j * k_, src + j * k_, k_);
+                const float s = quantize_row_int8(q.data() + j * k_, src + j * k_, k_);
                 if (std::isnan(s))
                     throw Error("int8 weights: row " + std::to_string(blk.j0 + j) + " of a [" + std::to_string(n_) +
                                 "," + std::to_string(k_) + "] matrix holds NaN or Inf, which int8 cannot hold");
@@ -324,7 +306,7 @@ void PackedMatrix::multiply(Mat y, ConstMat x, const float* bias) const {
         quantised.resize(m * k_);
         row_scales.resize(m);
         parallel_blocks(m, 64, [&](std::size_t i0, std::size_t i1) {
-            for (std::size_t i = i0; i < i1; ++i) row_scales[i] = quantize_row(quantised.data() + i * k_, x.data + i * x.ld, k_);
+            for (std::size_t i = i0; i < i1; ++i) row_scales[i] = quantize_row_int8(quantised.data() + i * k_, x.data + i * x.ld, k_);
         });
         src = quantised.data(), elem = sizeof(std::int8_t);
     }
@@ -339,6 +321,46 @@ void PackedMatrix::multiply(Mat y, ConstMat x, const float* bias) const {
         for (std::size_t c = 0; c < calls; ++c) run(c);
     } else {
         parallel_for(calls, run);
+    }
+}
+
+namespace {
+
+// The position of element (k, j) of a [K,n] blocked oneDNN layout, in elements.
+std::size_t element_offset(const dnnl_memory_desc_t& md, std::size_t k, std::size_t j) {
+    const dnnl_blocking_desc_t& b = md.format_desc.blocking;
+    dnnl_dim_t pos[2] = {dnnl_dim_t(k), dnnl_dim_t(j)};
+    dnnl_dim_t off = md.offset0, stride = 1;
+    for (int i = b.inner_nblks - 1; i >= 0; --i) {  // innermost block first
+        const int d = int(b.inner_idxs[i]);
+        off += (pos[d] % b.inner_blks[i]) * stride;
+        stride *= b.inner_blks[i];
+        pos[d] /= b.inner_blks[i];
+    }
+    return std::size_t(off + pos[0] * b.strides[0] + pos[1] * b.strides[1]);
+}
+
+}  // namespace
+
+void PackedMatrix::row(std::size_t i, float* out) const {
+    if (i >= n_) throw Error("packed matrix: row " + std::to_string(i) + " of " + std::to_string(n_));
+    const std::size_t width = block_columns(n_);
+    const Block& blk = blocks_[i / width];
+    const std::size_t j = i - blk.j0;
+    const dnnl_memory_desc_t& md = blk.weights_md.data;
+    if (md.format_kind != dnnl_blocked) throw Error("packed matrix: oneDNN chose a layout that is not blocked");
+    const void* base = blk.weights.get_data_handle();
+    for (std::size_t k = 0; k < k_; ++k) {
+        const std::size_t at = element_offset(md, k, j);
+        switch (type_) {
+            case ComputeType::Float32: out[k] = static_cast<const float*>(base)[at]; break;
+            case ComputeType::BFloat16: {
+                const std::uint32_t bits = std::uint32_t(static_cast<const std::uint16_t*>(base)[at]) << 16;
+                std::memcpy(out + k, &bits, 4);
+                break;
+            }
+            case ComputeType::Int8: out[k] = float(static_cast<const std::int8_t*>(base)[at]) * blk.scales[j]; break;
+        }
     }
 }
 

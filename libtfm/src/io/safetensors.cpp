@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <cerrno>
 #include <cstring>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/quantize.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/io/json.hpp"
 #include "tfm/io/npy.hpp"
@@ -152,6 +154,20 @@ SafeTensors SafeTensors::open(const std::string& path) {
     }
     if (at != data_size)
         throw bad("data section has " + std::to_string(data_size - at) + " bytes no tensor uses");
+    // An I8 tensor is a matrix stored a row at a time with a float scale per row beside it.
+    for (auto& [name, info] : st.infos_) {
+        if (info.dtype != "I8") continue;
+        const std::string scales = name + kScaleSuffix;
+        auto it = st.infos_.find(scales);
+        if (info.shape.size() != 2)
+            throw bad("tensor '" + name + "': I8 tensors must be matrices (a scale per row), not shape " + shape_str(info.shape));
+        if (it == st.infos_.end())
+            throw bad("tensor '" + name + "': I8 without its row scales '" + scales + "'");
+        if (it->second.shape != Shape{info.shape[0]} || (it->second.dtype != "F32" && it->second.dtype != "F16" &&
+                                                          it->second.dtype != "BF16" && it->second.dtype != "F64"))
+            throw bad("tensor '" + scales + "': the row scales of an I8 " + shape_str(info.shape) + " matrix must be " +
+                      shape_str({info.shape[0]}) + " floats, not " + it->second.dtype + " " + shape_str(it->second.shape));
+    }
     return st;
 }
 
@@ -177,19 +193,36 @@ SafeTensors::~SafeTensors() {
 FloatArray SafeTensors::get(const std::string& name) const {
     auto it = infos_.find(name);
     if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    FloatArray out = FloatArray::from_shape(it->second.shape);
+    read_into(name, out.data());
+    return out;
+}
+
+void SafeTensors::read_into(const std::string& name, float* out) const {
+    auto it = infos_.find(name);
+    if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
     const TensorInfo& info = it->second;
-    FloatArray out = FloatArray::from_shape(info.shape);
+    const std::size_t n = checked_numel(info.shape, SIZE_MAX / 8);
     const unsigned char* at = map_ + data_start_ + info.begin;
-    if (!decode_floats(out.data(), at, out.size(), info.dtype))
-        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16 or F64)");
+    if (info.dtype == "I8") {  // rows of int8 times their scales (checked present at open)
+        const FloatArray scales = get(name + kScaleSuffix);
+        const std::size_t cols = info.shape[1];
+        for (std::size_t r = 0; r < info.shape[0]; ++r) {
+            if (!std::isfinite(scales.data()[r]))
+                throw Error(path_ + ": tensor '" + name + "': the scale of row " + std::to_string(r) + " is not finite");
+            dequantize_row_int8(out + r * cols, reinterpret_cast<const std::int8_t*>(at) + r * cols, cols,
+                                scales.data()[r]);
+        }
+    } else if (!decode_floats(out, at, n, info.dtype)) {
+        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
+    }
     // The tensor is copied out: its pages of the mapping are given back, so that loading a model
     // holds about one copy of the weights, not the mapped file as well (a later read of them
     // faults them in from the file again).
     const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
     const std::uintptr_t first = (std::uintptr_t(at) + page - 1) / page * page,
-                         last = (std::uintptr_t(at) + out.size() * dtype_size(info.dtype)) / page * page;
+                         last = (std::uintptr_t(at) + n * dtype_size(info.dtype)) / page * page;
     if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-    return out;
 }
 
 std::vector<std::string> SafeTensors::names() const {
@@ -206,26 +239,36 @@ Shape SafeTensors::shape(const std::string& name) const {
 
 void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
                       const std::map<std::string, std::string>& metadata, const std::string& dtype) {
-    if (dtype != "F32" && dtype != "F16" && dtype != "BF16")
-        throw Error(path + ": cannot write dtype " + dtype + " (F32, F16 or BF16)");
-    const std::size_t item = dtype_size(dtype);
+    if (dtype != "F32" && dtype != "F16" && dtype != "BF16" && dtype != "I8")
+        throw Error(path + ": cannot write dtype " + dtype + " (F32, F16, BF16 or I8)");
+    // I8: the tensors marked int8_rows as int8 rows plus their scales, the rest as F32.
+    auto int8 = [&](const NamedTensor& t) { return dtype == "I8" && t.int8_rows && t.shape.size() == 2; };
+    auto type_of = [&](const NamedTensor& t) { return int8(t) ? std::string("I8") : dtype == "I8" ? std::string("F32") : dtype; };
     nlohmann::json header = nlohmann::json::object();
     if (!metadata.empty()) header["__metadata__"] = metadata;
     std::size_t at = 0;
     for (const auto& t : tensors) {
-        std::size_t bytes = checked_numel(t.shape, SIZE_MAX / 8) * item;
-        header[t.name] = {{"dtype", dtype}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
+        const std::string type = type_of(t);
+        std::size_t bytes = checked_numel(t.shape, SIZE_MAX / 8) * dtype_size(type);
+        header[t.name] = {{"dtype", type}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
         at += bytes;
+        if (int8(t)) {  // the scales follow their matrix
+            header[t.name + kScaleSuffix] = {{"dtype", "F32"}, {"shape", {t.shape[0]}}, {"data_offsets", {at, at + 4 * t.shape[0]}}};
+            at += 4 * t.shape[0];
+        }
     }
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' ');
     std::string tmp = path + ".tmp.XXXXXX";
     int fd = ::mkstemp(tmp.data());
     if (fd < 0) throw Error(path + ": cannot create temporary file: " + std::strerror(errno));
-    auto fail = [&](const std::string& what) {
-        int e = errno;
+    auto discard = [&] {
         ::close(fd);
         ::unlink(tmp.c_str());
+    };
+    auto fail = [&](const std::string& what) {
+        int e = errno;
+        discard();
         return Error(path + ": " + what + ": " + std::strerror(e));
     };
     auto put = [&](const void* p, std::size_t n) {
@@ -245,7 +288,24 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
     std::vector<std::uint8_t> buf;
     for (const auto& t : tensors) {
         const std::size_t n = checked_numel(t.shape, SIZE_MAX / 8);
-        if (item == 4) {
+        const std::string type = type_of(t);
+        if (int8(t)) {
+            const std::size_t rows = t.shape[0], cols = t.shape[1];
+            std::vector<float> scales(rows);
+            buf.resize(cols);
+            for (std::size_t r = 0; r < rows; ++r) {
+                scales[r] = quantize_row_int8(reinterpret_cast<std::int8_t*>(buf.data()), t.data + r * cols, cols);
+                if (std::isnan(scales[r])) {
+                    discard();
+                    throw Error(path + ": tensor '" + t.name + "': row " + std::to_string(r) +
+                                " holds NaN or Inf, which int8 cannot hold");
+                }
+                put(buf.data(), cols);
+            }
+            put(scales.data(), 4 * rows);  // little-endian hosts, as F32 below
+            continue;
+        }
+        if (type == "F32") {
             put(t.data, n * 4);
             continue;
         }
@@ -253,7 +313,7 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
             const std::size_t m = std::min<std::size_t>(65536, n - i0);
             buf.resize(2 * m);
             for (std::size_t i = 0; i < m; ++i) {
-                const std::uint16_t h = dtype == "F16" ? float_to_half(t.data[i0 + i]) : float_to_bf16(t.data[i0 + i]);
+                const std::uint16_t h = type == "F16" ? float_to_half(t.data[i0 + i]) : float_to_bf16(t.data[i0 + i]);
                 buf[2 * i] = std::uint8_t(h & 0xff);
                 buf[2 * i + 1] = std::uint8_t(h >> 8);
             }

@@ -1,5 +1,6 @@
 #include "tfm/io/tensor_file.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -15,6 +16,19 @@ FloatArray TensorFile::get(const std::string& name, const Shape& expected) const
             throw Error(path() + ": tensor '" + name + "' has shape " + shape_str(s) + ", expected " + shape_str(expected));
     }
     return get(name);
+}
+
+void TensorFile::read(const std::string& name, const Shape& expected, float* dst) const {
+    if (!contains(name)) get(name);  // throws, naming the file and the tensor
+    const Shape s = shape(name);
+    if (s != expected)
+        throw Error(path() + ": tensor '" + name + "' has shape " + shape_str(s) + ", expected " + shape_str(expected));
+    read_into(name, dst);
+}
+
+void TensorFile::read_into(const std::string& name, float* dst) const {
+    const FloatArray a = get(name);
+    std::copy(a.data(), a.data() + a.size(), dst);
 }
 
 std::size_t dtype_size(const std::string& dtype) {

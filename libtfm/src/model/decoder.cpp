@@ -110,7 +110,7 @@ void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src,
     const std::size_t d = c.d_model, n = tgt.batch * tgt.len;
     y.resize(n * d);
     const std::vector<std::size_t> positions = batch_positions(tgt);
-    embed(mat(y.data(), n, d), tgt.ids.data(), positions.data(), m.shared, m.decoder_positions, c.embed_scale());
+    embed(mat(y.data(), n, d), tgt.ids.data(), positions.data(), m.target_embedding_rows(), m.decoder_positions, c.embed_scale());
     stack::embedding_dropout(y, n, d, trace ? &trace->embedding : nullptr, dropout);
     const std::vector<SequenceSpan> self = self_spans(tgt, true), cross = cross_spans(tgt, src);
     const AttentionOptions self_opt = decoder_self_attention(c), cross_opt = decoder_cross_attention(c);
@@ -190,7 +190,7 @@ void DecoderState::step(const std::vector<std::int64_t>& tokens, Mat logprobs) {
     std::vector<float>& x = s.ws.x;
     x.resize(n * d);
     const std::vector<std::size_t> positions(n, t);
-    embed(mat(x.data(), n, d), tokens.data(), positions.data(), m.shared, m.decoder_positions, c.embed_scale());
+    embed(mat(x.data(), n, d), tokens.data(), positions.data(), m.target_embedding_rows(), m.decoder_positions, c.embed_scale());
     decoder_layers(
         x, n, m, s.ws, nullptr, nullptr,
         [&](std::size_t l, Mat out, ConstMat in, MultiHeadSaved*) {

@@ -19,7 +19,7 @@ void encoder_stack(std::vector<float>& xv, const Model& m, const TokenBatch& src
     const std::size_t n = src.batch * src.len, d = c.d_model;
     xv.resize(n * d);
     const std::vector<std::size_t> positions = batch_positions(src);
-    embed(mat(xv.data(), n, d), src.ids.data(), positions.data(), m.source_embedding(), m.encoder_positions,
+    embed(mat(xv.data(), n, d), src.ids.data(), positions.data(), m.source_embedding_rows(), m.encoder_positions,
           c.embed_scale());
     stack::embedding_dropout(xv, n, d, trace ? &trace->embedding : nullptr, dropout);
     encoder_layers(xv, c, m.encoder, m.encoder_final_ln ? &*m.encoder_final_ln : nullptr, src, ws, capture, trace,

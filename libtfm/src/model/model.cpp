@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 
 #include "tfm/base/error.hpp"
 #include "tfm/nn/posenc.hpp"
@@ -185,11 +186,21 @@ void check_sizes_against(const ModelConfig& c, const TensorFile& file) {
 
 namespace {
 
-// The output projection packed (lm_head then freed; a tied one stays the embedding table).
+// The HF name of the output projection's weight: lm_head, or the target embedding when tied.
+std::string output_weight_name(const ModelConfig& c) {
+    if (!c.tie_word_embeddings) return "lm_head.weight";
+    return c.share_embeddings ? "model.shared.weight" : "model.decoder.embed_tokens.weight";
+}
+
+// The output projection packed, and its fp32 copy freed: lm_head, or when tied the target
+// embedding table, whose rows are then read out of the packed copy (Model::target_embedding_rows).
 void pack_output(Model& m, ComputeType t) {
     const auto& w = m.output_weight();
     m.output_packed = std::make_shared<const PackedMatrix>(mat(w.data(), w.shape(0), w.shape(1)), t);
-    if (m.lm_head.size()) m.lm_head = xt::xtensor<float, 2>();
+    if (m.lm_head.size())
+        m.lm_head = xt::xtensor<float, 2>();
+    else
+        m.shared = xt::xtensor<float, 2>();
 }
 
 }  // namespace
@@ -202,15 +213,25 @@ Model load_model_weights(const ModelConfig& c, const TensorFile& file, std::opti
     // copy freed) as soon as it is whole: loading then holds one fp32 matrix at a time beside
     // what is packed, not the whole fp32 model.
     Model m = skeleton(c, false);
+    std::string weight;  // the name of the last weight read: the layer being packed
+    const std::string output = output_weight_name(c);
+    auto named = [&](const std::string& name, const auto& f) {
+        try {
+            f();
+        } catch (const Error& e) {  // packing refuses what a compute type cannot hold (NaN or Inf in int8)
+            throw Error(file.path() + ": tensor '" + name + "': " + e.what());
+        }
+    };
     walk(
         m,
         [&](const std::string& name, auto& t, const Shape& shape) {
-            FloatArray a = file.get(name, shape);
             allocate(t, shape);
-            std::copy(a.data(), a.data() + a.size(), t.data());
+            file.read(name, shape, t.data());
+            if (shape.size() == 2) weight = name;
+            if (pack && name == output) named(name, [&] { pack_output(m, *pack); });  // at once: its fp32 copy freed
         },
         [&](Linear& l) {
-            if (pack) pack_linear(l, *pack);
+            if (pack) named(weight, [&] { pack_linear(l, *pack); });
         });
     if (file.contains("final_logits_bias")) {
         FloatArray b = file.get("final_logits_bias");
@@ -219,7 +240,6 @@ Model load_model_weights(const ModelConfig& c, const TensorFile& file, std::opti
                         std::to_string(c.target_vocab()) + "]");
         std::copy(b.data(), b.data() + b.size(), m.final_logits_bias.data());
     }
-    if (pack) pack_output(m, *pack);
     return m;
 }
 
@@ -252,6 +272,12 @@ void save_model_weights(const std::string& path, const Model& m, const std::stri
     visit_tensors(m, [&](const std::string& name, const float* data, const Shape& shape) {
         tensors.push_back({name, data, shape});
     });
+    // In an I8 file, the matrices an int8 model quantises (linear layers and the output
+    // projection) are int8 rows; embedding and position tables stay exact. Loaded with
+    // --compute-type int8, the file then gives the very model an fp32 one gives.
+    std::set<const float*> quantised = {m.output_weight().data()};
+    walk(m, [](const std::string&, const auto&, const Shape&) {}, [&](const Linear& l) { quantised.insert(l.weight.data()); });
+    for (NamedTensor& t : tensors) t.int8_rows = quantised.count(t.data) != 0;
     save_safetensors(path, tensors, {{"format", "pt"}}, dtype);
 }
 

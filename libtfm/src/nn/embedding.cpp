@@ -4,10 +4,10 @@
 
 namespace tfm {
 
-void embed(Mat x, const std::int64_t* ids, const std::size_t* positions, const xt::xtensor<float, 2>& table,
+void embed(Mat x, const std::int64_t* ids, const std::size_t* positions, const EmbeddingRows& table,
            const xt::xtensor<float, 2>& position_table, float scale) {
-    const std::size_t d = x.cols, v = table.shape(0), p = position_table.shape(0);
-    if (table.shape(1) != d || position_table.shape(1) != d)
+    const std::size_t d = x.cols, v = table.rows(), p = position_table.shape(0);
+    if (table.cols() != d || position_table.shape(1) != d)
         throw Error("embedding: width " + std::to_string(d) + " does not fit the tables");
     for (std::size_t i = 0; i < x.rows; ++i) {
         if (ids[i] < 0 || std::size_t(ids[i]) >= v)
@@ -15,9 +15,9 @@ void embed(Mat x, const std::int64_t* ids, const std::size_t* positions, const x
         if (positions[i] >= p)
             throw Error("position " + std::to_string(positions[i]) + " is beyond max_position_embeddings=" +
                         std::to_string(p));
-        const float* e = table.data() + std::size_t(ids[i]) * d;
-        const float* pe = position_table.data() + positions[i] * d;
         float* out = x.data + i * x.ld;
+        const float* e = table.row(std::size_t(ids[i]), out);  // out as the buffer: read before written
+        const float* pe = position_table.data() + positions[i] * d;
         for (std::size_t j = 0; j < d; ++j) out[j] = e[j] * scale + pe[j];
     }
 }

@@ -36,6 +36,10 @@ public:
     // across that row of y under int8 (no integer holds them), as fp32 sums would mostly do.
     void multiply(Mat y, ConstMat x, const float* bias = nullptr) const;
 
+    // Row i of W [K] into out, as the products see it (rounded to bf16, or int8 times its
+    // scale): a tied embedding table reads its rows from its packed output projection.
+    void row(std::size_t i, float* out) const;
+
     // The oneDNN kernel a product of `rows` rows runs on ("brg:avx512_core_amx_int8", ...;
     // "ref:..." would be its slow reference code).
     std::string implementation(std::size_t rows) const;

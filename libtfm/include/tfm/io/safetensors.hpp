@@ -1,7 +1,8 @@
 // The safetensors format: u64 little-endian header length N, N bytes of JSON
 // ({"name": {"dtype": "F32", "shape": [...], "data_offsets": [b, e]}, "__metadata__": {...}}),
 // then the data, offsets relative to its start. The file is memory-mapped and validated in
-// full before any tensor is handed out.
+// full before any tensor is handed out. An I8 tensor is a matrix of int8 rows with its float
+// scales per row in "<name>_scale" ([rows]; value = int8 * scale), read back as float32.
 #pragma once
 
 #include <map>
@@ -34,9 +35,13 @@ public:
     Shape shape(const std::string& name) const override;
     const std::map<std::string, TensorInfo>& tensors() const { return infos_; }
     const std::map<std::string, std::string>& metadata() const { return metadata_; }
-    // The tensor as float32 (F32, F16, BF16 and F64 are converted); throws when missing.
+    // The tensor as float32 (F32, F16, BF16, F64 and I8 with its scales are converted); throws
+    // when missing.
     FloatArray get(const std::string& name) const override;
     using TensorFile::get;  // get(name, expected shape)
+
+protected:
+    void read_into(const std::string& name, float* dst) const override;
 
 private:
     SafeTensors() = default;
@@ -48,14 +53,20 @@ private:
     std::map<std::string, std::string> metadata_;
 };
 
+// The companion of an I8 matrix that holds its row scales.
+inline constexpr const char* kScaleSuffix = "_scale";
+
 struct NamedTensor {
     std::string name;
     const float* data;
     Shape shape;
+    bool int8_rows = false;  // a matrix that an I8 file stores as int8 rows (quantize.hpp)
 };
 
 // Writes tensors atomically (temporary file in the same directory, then rename), stored as
-// dtype F32, F16 or BF16 (rounded to nearest even; F16 overflow becomes inf).
+// dtype F32, F16 or BF16 (rounded to nearest even; F16 overflow becomes inf), or I8: the
+// tensors marked int8_rows as int8 with a scale per row (NaN or Inf there is an error naming
+// the tensor and row), the others as F32.
 void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
                       const std::map<std::string, std::string>& metadata = {}, const std::string& dtype = "F32");
 

@@ -21,6 +21,13 @@ public:
     virtual FloatArray get(const std::string& name) const = 0;
     // As get(), and the shape must be `expected`; the error names both shapes.
     FloatArray get(const std::string& name, const Shape& expected) const;
+    // As get(name, expected), into dst (as many floats as `expected` holds): a model's loader
+    // reads each tensor straight into its place, with no copy in between.
+    void read(const std::string& name, const Shape& expected, float* dst) const;
+
+protected:
+    // The tensor's values into dst (its shape checked by read); by default through get().
+    virtual void read_into(const std::string& name, float* dst) const;
 };
 
 // n values of dtype (F32, F16, BF16, F64; little-endian) at src -> float32 at dst. Returns

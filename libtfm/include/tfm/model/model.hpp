@@ -12,6 +12,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "tfm/model/config.hpp"
+#include "tfm/nn/embedding.hpp"
 #include "tfm/nn/feedforward.hpp"
 #include "tfm/nn/layernorm.hpp"
 #include "tfm/nn/multihead.hpp"
@@ -49,7 +50,8 @@ struct Model {
     std::vector<DecoderLayer> decoder;
     std::optional<LayerNorm> encoder_final_ln;  // pre-norm only: model.encoder.layer_norm
     std::optional<LayerNorm> decoder_final_ln;  // pre-norm only: model.decoder.layer_norm
-    // Set by pack_for_inference: the output projection [Vt,D] packed (lm_head then freed).
+    // Set by pack_for_inference: the output projection [Vt,D] packed (lm_head then freed;
+    // when tied, the shared table freed too: its rows are read out of the packed copy).
     std::shared_ptr<const PackedMatrix> output_packed;
     bool packed() const { return output_packed != nullptr; }
 
@@ -58,6 +60,14 @@ struct Model {
     // The encoder's embedding [V,D]: its own table, or the shared one.
     const xt::xtensor<float, 2>& source_embedding() const { return source_embed.size() ? source_embed : shared; }
     xt::xtensor<float, 2>& source_embedding() { return source_embed.size() ? source_embed : shared; }
+    // The rows the decoder and the encoder embed from (the packed output when tied and packed).
+    EmbeddingRows target_embedding_rows() const {
+        if (output_packed && shared.size() == 0) return EmbeddingRows(*output_packed);
+        return EmbeddingRows(shared);
+    }
+    EmbeddingRows source_embedding_rows() const {
+        return source_embed.size() ? EmbeddingRows(source_embed) : target_embedding_rows();
+    }
 };
 
 // Xavier-uniform matrices, embeddings N(0, D^-1/2) with a zero pad row, zero biases,
@@ -86,7 +96,7 @@ void pack_for_inference(Model& m, ComputeType t);
 Model zeros_like(const Model& m);
 
 // All tensors under their HF names (tied weights once), written atomically as dtype F32, F16
-// or BF16.
+// or BF16, or I8: weight matrices as int8 rows with a scale per row, the rest F32.
 void save_model_weights(const std::string& path, const Model& model, const std::string& dtype = "F32");
 
 }  // namespace tfm

@@ -25,8 +25,8 @@ struct ModelDir {
 // `pack`, the weights come packed for inference in that compute type (load_model_weights).
 ModelDir load_model_dir(const std::string& path, std::optional<ComputeType> pack = {});
 
-// Writes config.json and model.safetensors (each atomically, weights as dtype F32, F16 or
-// BF16) into dir, creating it.
+// Writes config.json and model.safetensors (each atomically, weights as dtype F32, F16, BF16
+// or I8: save_model_weights) into dir, creating it.
 void save_model(const std::string& dir, const Model& model, const std::string& dtype = "F32");
 
 // Copies the SentencePiece models into dir as source.spm and target.spm (the same file twice
