@@ -13,7 +13,9 @@
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-export", "Copy a model directory's model, tokenizer and config, weights as F32, F16, BF16 or int8.",
         "  tfm-export -m runs/de-en -o share/models/de-en --dtype f16\n"
-        "  echo 'Ein Hund rennt.' | tfm-translate -m share/models/de-en\n");
+        "  echo 'Ein Hund rennt.' | tfm-translate -m share/models/de-en\n"
+        "  tfm-export -m runs/de-en -o de-en-int8 --dtype int8   # a quarter of f32\n"
+        "  tfm-translate -m de-en-int8 --compute-type int8 < test.de\n");
     CLI::App& app = tool.app();
     std::string in, out, dtype = "f32";
     app.add_option("-m,--model", in, "Model directory to export (or a Marian release: see tfm-marian)")->required();

@@ -92,6 +92,10 @@ struct PackedMatrix::Block {
     };
     mutable std::mutex mutex;
     mutable std::map<std::pair<std::size_t, bool>, std::shared_ptr<const Call>> calls;  // by (rows, bias)
+    // row(): where element (k, 0) lies, for each k (made at the first call; the layout's
+    // offsets are a sum of one term per dimension, so (k, j) is this plus that of (0, j)).
+    mutable std::once_flag offsets_made;
+    mutable std::vector<std::size_t> k_offsets;
 };
 
 namespace {
@@ -349,9 +353,14 @@ void PackedMatrix::row(std::size_t i, float* out) const {
     const std::size_t j = i - blk.j0;
     const dnnl_memory_desc_t& md = blk.weights_md.data;
     if (md.format_kind != dnnl_blocked) throw Error("packed matrix: oneDNN chose a layout that is not blocked");
+    std::call_once(blk.offsets_made, [&] {
+        blk.k_offsets.resize(k_);
+        for (std::size_t k = 0; k < k_; ++k) blk.k_offsets[k] = element_offset(md, k, 0);
+    });
+    const std::size_t column = element_offset(md, 0, j) - element_offset(md, 0, 0);
     const void* base = blk.weights.get_data_handle();
     for (std::size_t k = 0; k < k_; ++k) {
-        const std::size_t at = element_offset(md, k, j);
+        const std::size_t at = blk.k_offsets[k] + column;
         switch (type_) {
             case ComputeType::Float32: out[k] = static_cast<const float*>(base)[at]; break;
             case ComputeType::BFloat16: {

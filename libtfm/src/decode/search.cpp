@@ -104,7 +104,17 @@ void block_tokens(float* logprobs, std::size_t vocab, const std::vector<std::int
 // row of the vocabulary, and k (twice the beam) is small.
 void best_k(const float* row, std::size_t v, std::size_t k, std::vector<std::size_t>& best) {
     best.clear();
+    constexpr std::size_t kChunk = 64;  // once k are kept, a chunk no better than the worst is skipped whole
+    auto beats = [](const float* x, float worst) {  // any of x[0..kChunk) > worst (a vector compare)
+        int any = 0;
+        for (std::size_t l = 0; l < kChunk; ++l) any |= x[l] > worst;
+        return any != 0;
+    };
     for (std::size_t i = 0; i < v; ++i) {
+        if (i % kChunk == 0 && k > 0 && best.size() == k && i + kChunk <= v && !beats(row + i, row[best.back()])) {
+            i += kChunk - 1;
+            continue;
+        }
         const float x = row[i];
         std::size_t j;
         if (best.size() < k) {
