@@ -233,6 +233,13 @@ TEST_CASE("model: packed for inference as it loads, or after; float32 translates
                     CHECK(q[i][0].ids == a[i][0].ids);
                     CHECK(q[i][0].score == a[i][0].score);
                 }
+                // NaN in a weight: int8 cannot hold it; the error names the file, tensor and row.
+                Model bad = load_model_weights(c, file);
+                bad.encoder[0].ffn.fc1.weight(3, 1) = std::nanf("");
+                save_model_weights(tmp.file("nan.safetensors"), bad);
+                const std::string e = tfm_test::error_of([&] { load_model_weights(c, SafeTensors::open(tmp.file("nan.safetensors")), t); });
+                CHECK(e.find("nan.safetensors: tensor 'model.encoder.layers.0.fc1.weight': int8 weights: row 3 ") !=
+                      std::string::npos);
             }
         }
     }

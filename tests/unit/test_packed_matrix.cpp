@@ -163,6 +163,25 @@ TEST_CASE("packed products: NaN and Inf propagate, empty and mismatched shapes")
     }
 }
 
+TEST_CASE("packed matrices read a block of rows at a time pack as from the whole matrix") {
+    const std::size_t n = 700, k = 48, m = 9;
+    const auto w = tfm_test::random_vec(n * k, 21), x = tfm_test::random_vec(m * k, 22);
+    for (ComputeType t : supported_types()) {
+        const std::string type = compute_type_name(t);
+        CAPTURE(type);
+        std::vector<std::pair<std::size_t, std::size_t>> asked;
+        const PackedMatrix whole(mat(w.data(), n, k), t);
+        const PackedMatrix read(n, k, t, [&](std::size_t row0, std::size_t rows, float* dst) {
+            asked.emplace_back(row0, rows);
+            std::copy(w.data() + row0 * k, w.data() + (row0 + rows) * k, dst);
+        });
+        CHECK(multiply(read, x, m, nullptr) == multiply(whole, x, m, nullptr));
+        REQUIRE(asked.size() == 3);  // blocks of 256 rows, never the whole
+        CHECK(asked[0] == std::pair<std::size_t, std::size_t>{0, 256});
+        CHECK(asked[2] == std::pair<std::size_t, std::size_t>{512, 188});
+    }
+}
+
 TEST_CASE("packed matrices give back their rows as the products see them") {
     for (ComputeType t : supported_types()) {
         const std::string type = compute_type_name(t);

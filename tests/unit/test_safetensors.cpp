@@ -136,6 +136,25 @@ TEST_CASE("safetensors: I8 stores marked matrices as int8 rows with a scale each
     CHECK(::access(dir.file("n.safetensors").c_str(), F_OK) != 0);
 }
 
+TEST_CASE("safetensors: rows read alone are the rows of the whole tensor, in every dtype") {
+    TempDir dir;
+    const std::vector<float> w = tfm_test::random_vec(7 * 5, 3);
+    for (const char* dtype : {"F32", "F16", "BF16", "I8"}) {
+        CAPTURE(dtype);
+        const std::string path = dir.file(std::string(dtype) + ".safetensors");
+        save_safetensors(path, {{"w", w.data(), {7, 5}, true}, {"t", w.data(), {7, 1, 5}}}, {}, dtype);
+        SafeTensors st = SafeTensors::open(path);
+        CHECK(st.reads_rows());
+        for (const char* name : {"w", "t"}) {
+            const FloatArray whole = st.get(name);
+            std::vector<float> part(3 * 5, -1.0f);
+            st.read_rows(name, 2, 3, part.data());
+            for (std::size_t i = 0; i < part.size(); ++i) CHECK(part[i] == whole.data()[2 * 5 + i]);
+            CHECK(error_of([&] { st.read_rows(name, 5, 3, part.data()); }).find("has no rows [5,8)") != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("safetensors: an I8 tensor without proper row scales is refused") {
     TempDir dir;
     auto err = [&](const std::string& header, const std::string& data) {

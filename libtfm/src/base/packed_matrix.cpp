@@ -40,6 +40,11 @@ struct ThreadContext {
     std::vector<std::int32_t> sums;  // int8: the int32 products of one call [rows,cols]
     std::vector<float> out;          // a call's dense [rows,cols] result, when y's rows are wider
     std::vector<std::uint8_t> pair;  // bf16, int8: a single row, twice
+    // Packing: a block's rows of W, in fp32 and in the compute type. Kept from one matrix to
+    // the next, so that loading a model does not leave the heap strewn with freed buffers.
+    std::vector<float> pack_rows;
+    std::vector<std::uint16_t> pack_half;
+    std::vector<std::int8_t> pack_quantised;
     ThreadContext() : stream(engine()) {
         if (omp_set_num_threads) omp_set_num_threads(1);
     }
@@ -123,7 +128,14 @@ dt sum_type(ComputeType t) { return t == ComputeType::Int8 ? dt::s32 : dt::f32; 
 
 }  // namespace
 
-PackedMatrix::PackedMatrix(ConstMat w, ComputeType type) : n_(w.rows), k_(w.cols), type_(type) {
+PackedMatrix::PackedMatrix(ConstMat w, ComputeType type)
+    : PackedMatrix(w.rows, w.cols, type, [&w](std::size_t row0, std::size_t rows, float* dst) {
+          for (std::size_t j = 0; j < rows; ++j)
+              std::copy(w.data + (row0 + j) * w.ld, w.data + (row0 + j) * w.ld + w.cols, dst + j * w.cols);
+      }) {}
+
+PackedMatrix::PackedMatrix(std::size_t n, std::size_t k, ComputeType type, const RowReader& read)
+    : n_(n), k_(k), type_(type) {
     require_compute_type(type);
     if (n_ == 0 || k_ == 0) return;
     const std::size_t width = block_columns(n_);
@@ -131,8 +143,9 @@ PackedMatrix::PackedMatrix(ConstMat w, ComputeType type) : n_(w.rows), k_(w.cols
     blocks_ = std::make_unique<Block[]>(block_count_);
     ThreadContext& ctx = thread_context();
     const dt wt = weight_type(type);
-    std::vector<std::int8_t> q;
-    std::vector<std::uint16_t> h;
+    std::vector<std::int8_t>& q = ctx.pack_quantised;
+    std::vector<std::uint16_t>& h = ctx.pack_half;
+    std::vector<float>& rows = ctx.pack_rows;  // the block's rows of W [n,K]
     for (std::size_t b = 0; b < block_count_; ++b) {
         Block& blk = blocks_[b];
         blk.j0 = b * width;
@@ -144,14 +157,10 @@ PackedMatrix::PackedMatrix(ConstMat w, ComputeType type) : n_(w.rows), k_(w.cols
         blk.weights_md = pd.weights_desc();
         blk.weights = dnnl::memory(blk.weights_md, engine());
         // The block's rows of W [n,K] are W^T [K,n] in column-major order ("ba").
-        const float* src = w.data + blk.j0 * w.ld;
+        rows.resize(blk.n * k_);
+        read(blk.j0, blk.n, rows.data());
+        const float* src = rows.data();
         void* plain = nullptr;
-        std::vector<float> dense;
-        if (w.ld != k_) {
-            dense.resize(blk.n * k_);
-            for (std::size_t j = 0; j < blk.n; ++j) std::copy(src + j * w.ld, src + j * w.ld + k_, dense.data() + j * k_);
-            src = dense.data();
-        }
         if (type == ComputeType::Float32) {
             plain = const_cast<float*>(src);
         } else if (type == ComputeType::BFloat16) {

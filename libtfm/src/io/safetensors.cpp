@@ -198,31 +198,51 @@ FloatArray SafeTensors::get(const std::string& name) const {
     return out;
 }
 
+namespace {
+
+// Gives back the whole pages of the mapping within [at, at+bytes): a tensor's values once
+// copied out, so that loading a model holds about one copy of the weights, not the mapped
+// file as well (a later read of them faults them in from the file again).
+void release_pages(const unsigned char* at, std::size_t bytes) {
+    const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t first = (std::uintptr_t(at) + page - 1) / page * page,
+                         last = (std::uintptr_t(at) + bytes) / page * page;
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+}  // namespace
+
 void SafeTensors::read_into(const std::string& name, float* out) const {
     auto it = infos_.find(name);
     if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    const Shape& shape = it->second.shape;
+    if (shape.size() >= 2) return read_rows(name, 0, shape[0], out);
     const TensorInfo& info = it->second;
     const std::size_t n = checked_numel(info.shape, SIZE_MAX / 8);
     const unsigned char* at = map_ + data_start_ + info.begin;
+    if (info.dtype == "I8" || !decode_floats(out, at, n, info.dtype))  // I8 is never a vector (checked at open)
+        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
+    release_pages(at, n * dtype_size(info.dtype));
+}
+
+void SafeTensors::read_rows(const std::string& name, std::size_t row0, std::size_t rows, float* out) const {
+    auto it = infos_.find(name);
+    if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
+    const TensorInfo& info = it->second;
+    const std::size_t width = checked_row_size(name, row0, rows), item = dtype_size(info.dtype);
+    const unsigned char* at = map_ + data_start_ + info.begin + row0 * width * item;
     if (info.dtype == "I8") {  // rows of int8 times their scales (checked present at open)
         const FloatArray scales = get(name + kScaleSuffix);
-        const std::size_t cols = info.shape[1];
-        for (std::size_t r = 0; r < info.shape[0]; ++r) {
-            if (!std::isfinite(scales.data()[r]))
-                throw Error(path_ + ": tensor '" + name + "': the scale of row " + std::to_string(r) + " is not finite");
-            dequantize_row_int8(out + r * cols, reinterpret_cast<const std::int8_t*>(at) + r * cols, cols,
-                                scales.data()[r]);
+        for (std::size_t r = 0; r < rows; ++r) {
+            const float scale = scales.data()[row0 + r];
+            if (!std::isfinite(scale))
+                throw Error(path_ + ": tensor '" + name + "': the scale of row " + std::to_string(row0 + r) + " is not finite");
+            dequantize_row_int8(out + r * width, reinterpret_cast<const std::int8_t*>(at) + r * width, width, scale);
         }
-    } else if (!decode_floats(out, at, n, info.dtype)) {
+    } else if (!decode_floats(out, at, rows * width, info.dtype)) {
         throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
     }
-    // The tensor is copied out: its pages of the mapping are given back, so that loading a model
-    // holds about one copy of the weights, not the mapped file as well (a later read of them
-    // faults them in from the file again).
-    const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
-    const std::uintptr_t first = (std::uintptr_t(at) + page - 1) / page * page,
-                         last = (std::uintptr_t(at) + n * dtype_size(info.dtype)) / page * page;
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    release_pages(at, rows * width * item);
 }
 
 std::vector<std::string> SafeTensors::names() const {

@@ -26,6 +26,22 @@ void TensorFile::read(const std::string& name, const Shape& expected, float* dst
     read_into(name, dst);
 }
 
+std::size_t TensorFile::checked_row_size(const std::string& name, std::size_t row0, std::size_t rows) const {
+    const Shape s = shape(name);
+    if (s.size() < 2 || row0 > s[0] || rows > s[0] - row0)
+        throw Error(path() + ": tensor '" + name + "' " + shape_str(s) + " has no rows [" + std::to_string(row0) + "," +
+                    std::to_string(row0 + rows) + ")");
+    std::size_t n = 1;
+    for (std::size_t i = 1; i < s.size(); ++i) n *= s[i];
+    return n;
+}
+
+void TensorFile::read_rows(const std::string& name, std::size_t row0, std::size_t rows, float* dst) const {
+    const std::size_t width = checked_row_size(name, row0, rows);
+    const FloatArray a = get(name);
+    std::copy(a.data() + row0 * width, a.data() + (row0 + rows) * width, dst);
+}
+
 void TensorFile::read_into(const std::string& name, float* dst) const {
     const FloatArray a = get(name);
     std::copy(a.data(), a.data() + a.size(), dst);

@@ -209,29 +209,53 @@ Model load_model_weights(const ModelConfig& c, const TensorFile& file, std::opti
     validate_config(c);
     check_sizes_against(c, file);
     if (pack) require_compute_type(*pack);
-    // Each tensor allocated as it is read, and with `pack` each linear layer packed (its fp32
-    // copy freed) as soon as it is whole: loading then holds one fp32 matrix at a time beside
-    // what is packed, not the whole fp32 model.
+    // With `pack`, the matrices the model packs (linear layers, the output projection) never
+    // lie whole in fp32: from a file that reads rows (safetensors) each is packed straight
+    // from it a block of rows at a time; from another, read whole and packed (its fp32 copy
+    // freed) as soon as it is. Every other tensor is allocated as it is read, straight into place.
     Model m = skeleton(c, false);
-    std::string weight;  // the name of the last weight read: the layer being packed
     const std::string output = output_weight_name(c);
+    const bool stream = pack && file.reads_rows();
+    std::set<std::string> linear_weights;  // the names of the linear layers' weights
+    {
+        std::string last;
+        walk(
+            m, [&](const std::string& name, const auto&, const Shape& shape) { if (shape.size() == 2) last = name; },
+            [&](const Linear&) { linear_weights.insert(last); });
+    }
     auto named = [&](const std::string& name, const auto& f) {
         try {
-            f();
+            return f();
         } catch (const Error& e) {  // packing refuses what a compute type cannot hold (NaN or Inf in int8)
             throw Error(file.path() + ": tensor '" + name + "': " + e.what());
         }
     };
+    std::string weight;                              // the last matrix read: a layer's weight
+    std::shared_ptr<const PackedMatrix> streamed;  // the layer's weight, packed from the file
     walk(
         m,
         [&](const std::string& name, auto& t, const Shape& shape) {
+            weight = shape.size() == 2 ? name : weight;
+            if (stream && (name == output || linear_weights.count(name))) {
+                if (file.shape(name) != shape) file.read(name, shape, nullptr);  // throws, naming both shapes
+                streamed = named(name, [&] {
+                    return std::make_shared<const PackedMatrix>(
+                        shape[0], shape[1], *pack,
+                        [&](std::size_t row0, std::size_t rows, float* dst) { file.read_rows(name, row0, rows, dst); });
+                });
+                // The tensor stays empty; a tied table's rows are read out of the packed copy.
+                if (name == output) m.output_packed = std::move(streamed);
+                return;
+            }
             allocate(t, shape);
             file.read(name, shape, t.data());
-            if (shape.size() == 2) weight = name;
-            if (pack && name == output) named(name, [&] { pack_output(m, *pack); });  // at once: its fp32 copy freed
+            if (pack && name == output) named(name, [&] { pack_output(m, *pack); });
         },
         [&](Linear& l) {
-            if (pack) named(weight, [&] { pack_linear(l, *pack); });
+            if (streamed)
+                l.packed = std::move(streamed);
+            else if (pack)
+                named(weight, [&] { pack_linear(l, *pack); });
         });
     if (file.contains("final_logits_bias")) {
         FloatArray b = file.get("final_logits_bias");

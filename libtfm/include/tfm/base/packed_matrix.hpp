@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,11 @@ public:
     // w [N,K], copied (quantised for int8) into the packed layout; w may be freed after.
     // Throws tfm::Error when the CPU lacks the instructions of `type` (require_compute_type).
     PackedMatrix(ConstMat w, ComputeType type);
+    // As above, W [n,k] read a few hundred rows at a time: read(row0, rows, dst) writes rows
+    // [row0, row0+rows) of W into dst [rows,k] (a large matrix packed straight from its file,
+    // never whole in fp32).
+    using RowReader = std::function<void(std::size_t row0, std::size_t rows, float* dst)>;
+    PackedMatrix(std::size_t n, std::size_t k, ComputeType type, const RowReader& read);
     ~PackedMatrix();
     PackedMatrix(const PackedMatrix&) = delete;
     PackedMatrix& operator=(const PackedMatrix&) = delete;

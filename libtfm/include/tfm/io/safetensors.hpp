@@ -40,6 +40,9 @@ public:
     FloatArray get(const std::string& name) const override;
     using TensorFile::get;  // get(name, expected shape)
 
+    bool reads_rows() const override { return true; }
+    void read_rows(const std::string& name, std::size_t row0, std::size_t rows, float* dst) const override;
+
 protected:
     void read_into(const std::string& name, float* dst) const override;
 

@@ -25,9 +25,16 @@ public:
     // reads each tensor straight into its place, with no copy in between.
     void read(const std::string& name, const Shape& expected, float* dst) const;
 
+    // Whether read_rows reads only the rows asked for (else it reads the whole tensor each call).
+    virtual bool reads_rows() const { return false; }
+    // Rows [row0, row0+rows) of a tensor of two or more dimensions (rows along the first) into dst.
+    virtual void read_rows(const std::string& name, std::size_t row0, std::size_t rows, float* dst) const;
+
 protected:
     // The tensor's values into dst (its shape checked by read); by default through get().
     virtual void read_into(const std::string& name, float* dst) const;
+    // The floats per row of the tensor; throws unless rows [row0, row0+rows) are in it.
+    std::size_t checked_row_size(const std::string& name, std::size_t row0, std::size_t rows) const;
 };
 
 // n values of dtype (F32, F16, BF16, F64; little-endian) at src -> float32 at dst. Returns
