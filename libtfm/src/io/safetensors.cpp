@@ -212,37 +212,39 @@ void release_pages(const unsigned char* at, std::size_t bytes) {
 
 }  // namespace
 
+void SafeTensors::decode(const std::string& name, const TensorInfo& info, std::size_t first, std::size_t n,
+                         float* out) const {
+    const unsigned char* at = map_ + data_start_ + info.begin + first * dtype_size(info.dtype);
+    if (!decode_floats(out, at, n, info.dtype))
+        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
+    release_pages(at, n * dtype_size(info.dtype));
+}
+
 void SafeTensors::read_into(const std::string& name, float* out) const {
     auto it = infos_.find(name);
     if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
-    const Shape& shape = it->second.shape;
-    if (shape.size() >= 2) return read_rows(name, 0, shape[0], out);
     const TensorInfo& info = it->second;
-    const std::size_t n = checked_numel(info.shape, SIZE_MAX / 8);
-    const unsigned char* at = map_ + data_start_ + info.begin;
-    if (info.dtype == "I8" || !decode_floats(out, at, n, info.dtype))  // I8 is never a vector (checked at open)
-        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
-    release_pages(at, n * dtype_size(info.dtype));
+    if (info.shape.size() >= 2) return read_rows(name, 0, info.shape[0], out);
+    decode(name, info, 0, checked_numel(info.shape, SIZE_MAX / 8), out);  // I8 is never a vector (checked at open)
 }
 
 void SafeTensors::read_rows(const std::string& name, std::size_t row0, std::size_t rows, float* out) const {
     auto it = infos_.find(name);
     if (it == infos_.end()) throw Error(path_ + ": missing tensor '" + name + "'");
     const TensorInfo& info = it->second;
-    const std::size_t width = checked_row_size(name, row0, rows), item = dtype_size(info.dtype);
-    const unsigned char* at = map_ + data_start_ + info.begin + row0 * width * item;
-    if (info.dtype == "I8") {  // rows of int8 times their scales (checked present at open)
-        const FloatArray scales = get(name + kScaleSuffix);
-        for (std::size_t r = 0; r < rows; ++r) {
-            const float scale = scales.data()[row0 + r];
-            if (!std::isfinite(scale))
-                throw Error(path_ + ": tensor '" + name + "': the scale of row " + std::to_string(row0 + r) + " is not finite");
-            dequantize_row_int8(out + r * width, reinterpret_cast<const std::int8_t*>(at) + r * width, width, scale);
-        }
-    } else if (!decode_floats(out, at, rows * width, info.dtype)) {
-        throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
+    const std::size_t width = checked_row_size(name, row0, rows);
+    if (info.dtype != "I8") return decode(name, info, row0 * width, rows * width, out);
+    // Rows of int8 times their scales (present and float, checked at open): the rows' own scales.
+    const std::string scale_name = name + kScaleSuffix;
+    std::vector<float> scales(rows);
+    decode(scale_name, infos_.at(scale_name), row0, rows, scales.data());
+    const auto* q = reinterpret_cast<const std::int8_t*>(map_ + data_start_ + info.begin) + row0 * width;
+    for (std::size_t r = 0; r < rows; ++r) {
+        if (!std::isfinite(scales[r]))
+            throw Error(path_ + ": tensor '" + name + "': the scale of row " + std::to_string(row0 + r) + " is not finite");
+        dequantize_row_int8(out + r * width, q + r * width, width, scales[r]);
     }
-    release_pages(at, rows * width * item);
+    release_pages(reinterpret_cast<const unsigned char*>(q), rows * width);
 }
 
 std::vector<std::string> SafeTensors::names() const {

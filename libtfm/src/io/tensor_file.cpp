@@ -9,20 +9,19 @@
 
 namespace tfm {
 
+void TensorFile::expect_shape(const std::string& name, const Shape& expected) const {
+    const Shape s = shape(name);  // throws when missing, naming the file and the tensor
+    if (s != expected)
+        throw Error(path() + ": tensor '" + name + "' has shape " + shape_str(s) + ", expected " + shape_str(expected));
+}
+
 FloatArray TensorFile::get(const std::string& name, const Shape& expected) const {
-    if (contains(name)) {
-        const Shape s = shape(name);
-        if (s != expected)
-            throw Error(path() + ": tensor '" + name + "' has shape " + shape_str(s) + ", expected " + shape_str(expected));
-    }
+    expect_shape(name, expected);
     return get(name);
 }
 
 void TensorFile::read(const std::string& name, const Shape& expected, float* dst) const {
-    if (!contains(name)) get(name);  // throws, naming the file and the tensor
-    const Shape s = shape(name);
-    if (s != expected)
-        throw Error(path() + ": tensor '" + name + "' has shape " + shape_str(s) + ", expected " + shape_str(expected));
+    expect_shape(name, expected);
     read_into(name, dst);
 }
 

@@ -227,7 +227,9 @@ Model load_model_weights(const ModelConfig& c, const TensorFile& file, std::opti
         try {
             return f();
         } catch (const Error& e) {  // packing refuses what a compute type cannot hold (NaN or Inf in int8)
-            throw Error(file.path() + ": tensor '" + name + "': " + e.what());
+            const std::string what = e.what();
+            if (what.rfind(file.path() + ": ", 0) == 0) throw;  // the file's own error names the tensor already
+            throw Error(file.path() + ": tensor '" + name + "': " + what);
         }
     };
     std::string weight;                              // the last matrix read: a layer's weight
@@ -237,7 +239,7 @@ Model load_model_weights(const ModelConfig& c, const TensorFile& file, std::opti
         [&](const std::string& name, auto& t, const Shape& shape) {
             weight = shape.size() == 2 ? name : weight;
             if (stream && (name == output || linear_weights.count(name))) {
-                if (file.shape(name) != shape) file.read(name, shape, nullptr);  // throws, naming both shapes
+                file.expect_shape(name, shape);
                 streamed = named(name, [&] {
                     return std::make_shared<const PackedMatrix>(
                         shape[0], shape[1], *pack,

@@ -48,6 +48,8 @@ protected:
 
 private:
     SafeTensors() = default;
+    // Elements [first, first+n) of a float tensor into out, their pages of the mapping given back.
+    void decode(const std::string& name, const TensorInfo& info, std::size_t first, std::size_t n, float* out) const;
     std::string path_;
     const unsigned char* map_ = nullptr;
     std::size_t size_ = 0;

@@ -19,7 +19,9 @@ public:
     // The tensor as float32 (wider and narrower float types converted); throws when missing
     // or not a float tensor, naming the file and the tensor.
     virtual FloatArray get(const std::string& name) const = 0;
-    // As get(), and the shape must be `expected`; the error names both shapes.
+    // Throws unless the tensor is there with shape `expected`; the error names both shapes.
+    void expect_shape(const std::string& name, const Shape& expected) const;
+    // As get(), and the shape must be `expected` (expect_shape).
     FloatArray get(const std::string& name, const Shape& expected) const;
     // As get(name, expected), into dst (as many floats as `expected` holds): a model's loader
     // reads each tensor straight into its place, with no copy in between.
