@@ -28,7 +28,12 @@ grep -q "^special ids: eos 57 </s>, pad 111 <pad>" out && ok || fail "tfm-info i
 expect_status 0 "tfm-info --target-languages" -- tfm-info -m tcbig --target-languages
 [ "$(cat out)" = "$(printf 'fra\nita\npor')" ] && ok || fail "--target-languages: $(cat out)"
 expect_status 0 "tfm-info of the shipped model" -- tfm-info
-grep -q "(tfm's defaults)" out && ok || fail "shipped model decoding: $(grep decoding out)"
+grep -q "^decoding: beam 4, length penalty power .*(from .*/multi30k-de-en/generation_config.json)" out &&
+    ok || fail "shipped model decoding: $(grep decoding out)"
+cp -r "$TFM_SOURCE/share/models/multi30k-de-en" plain
+rm plain/generation_config.json
+expect_status 0 "tfm-info of a model without generation settings" -- tfm-info -m plain
+grep -q "(tfm's defaults)" out && ok || fail "plain model decoding: $(grep decoding out)"
 
 # --target-lang puts >>xx<< before lines without a code of their own
 printf 'ein Kind spielt\n>>ita<< eine Frau\n' > lang.src
