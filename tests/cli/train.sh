@@ -2,9 +2,10 @@
 # tfm-train through the real tools: a tiny model learns to copy sequences of words until
 # greedy translation copies held-out lines; a resumed run ends with the same weights as an
 # uninterrupted one; SIGINT saves a checkpoint; bad input is refused clearly.
-# Learning is asserted with margins (at least 40 of 50 held-out lines exact (a sanitized build with the AVX-512 kernels copied 43 at 1500 updates, the optimised one more), BLEU at least 90), not
-# as an exact point: OpenBLAS picks other kernels on other CPUs, the last bits of every
-# product differ, and so does a trajectory near convergence.
+# Learning is asserted with margins (at least 40 of 50 held-out lines exact, BLEU at least 90;
+# a sanitized build on the AVX-512 kernels copied 43 at 1500 updates), not as an exact point:
+# OpenBLAS picks other kernels on other CPUs, the last bits of every product differ, and so does
+# a trajectory near convergence.
 . "$(dirname "$0")/lib.sh"
 copy_corpus 3000 > all.txt
 head -2800 all.txt > train.txt
