@@ -68,11 +68,13 @@ test: test-release test-asan test-fuzz
 
 # The main job: German sentences translated by the model that ships with tfm
 # (share/models/multi30k-de-en, found without -m), then the same through a pipe of the tools,
-# and attention over positional encodings.
+# English sentences into German (-m multi30k-en-de), and attention over positional encodings.
 demo: build
 	printf 'Ein Mann fährt mit dem Fahrrad durch die Stadt.\nZwei Hunde spielen im Schnee.\nEine Frau mit einem roten Hut singt auf einer Bühne.\n' | \
 	    $(BUILD)/bin/tfm-translate --beam 4
 	echo "Ein kleines Mädchen isst einen Apfel." | $(BUILD)/bin/tfm-encode | $(BUILD)/bin/tfm-decode --beam 4
+	printf 'A man rides a bicycle through the city.\nTwo dogs play in the snow.\n' | \
+	    $(BUILD)/bin/tfm-translate -m multi30k-en-de
 	$(BUILD)/bin/tfm-posenc -n 8 -d 16 | $(BUILD)/bin/tfm-attend --heads 4 --causal --weights-out -t
 
 bench: build

@@ -5,10 +5,12 @@
 # print what translate prints. Each is found by its name from any directory.
 . "$(dirname "$0")/lib.sh"
 
-# shipped NAME: checks share/models/NAME on in.txt; each later argument is "LINE REGEX...".
+# shipped NAME INPUT: checks share/models/NAME on the file INPUT; each later argument is
+# "LINE REGEX..." (every REGEX must match that line of the translation).
 shipped() {
     local name=$1 model="$TFM_SOURCE/share/models/$1" f spec line w
-    shift
+    cp "$2" in.txt
+    shift 2
     for f in config.json model.safetensors source.spm target.spm generation_config.json; do
         [ -s "$model/$f" ] && ok || fail "$model/$f missing"
     done
@@ -42,18 +44,26 @@ shipped() {
     rm -rf "elsewhere/$name"
 }
 
-cat > in.txt <<'TXT'
+cat > de.txt <<'TXT'
 Ein Mann fährt Fahrrad.
 Zwei Hunde spielen im Schnee.
 Eine Frau singt auf einer Bühne.
 Ein kleines Mädchen isst einen Apfel.
 TXT
-shipped multi30k-de-en '1 \bman\b bike|bicycle|cycl' '2 \b(two|2)\b \bdogs\b \bsnow' \
+cat > en.txt <<'TXT'
+A man rides a bicycle.
+Two dogs play in the snow.
+A woman sings on a stage.
+A little girl eats an apple.
+TXT
+shipped multi30k-en-de en.txt '1 \bMann\b Fahrrad|Rad' '2 \b(Zwei|2)\b \bHunde\b \bSchnee' \
+    '3 \bFrau\b \bsingt\b \bBühne\b' '4 \bMädchen\b \bisst\b \bApfel\b'
+shipped multi30k-de-en de.txt '1 \bman\b bike|bicycle|cycl' '2 \b(two|2)\b \bdogs\b \bsnow' \
     '3 \bwoman\b \bsing \bstage\b' '4 \bgirl\b \beat \bapple\b'
 # Without -m: the German->English model.
-expect_status 0 "the default model" -- tfm-translate < in.txt
-cmp -s out <(tfm-translate -m multi30k-de-en < in.txt) && ok || fail "the default is not multi30k-de-en: $(cat out)"
+expect_status 0 "the default model" -- tfm-translate < de.txt
+cmp -s out <(tfm-translate -m multi30k-de-en < de.txt) && ok || fail "the default is not multi30k-de-en: $(cat out)"
 
-expect_status 1 "an unknown name" -- tfm-translate -m no-such-model < in.txt
+expect_status 1 "an unknown name" -- tfm-translate -m no-such-model < de.txt
 expect_err 'no-such-model' "the unknown name's error"
 finish
