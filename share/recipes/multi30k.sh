@@ -5,8 +5,9 @@
 # SRC and TGT are language codes of the corpus (de, en, fr, cs). CORPUS_DIR holds
 # train.L.gz, val.L.gz and test_2016_flickr.L.gz for both. RUN_DIR (default
 # runs/multi30k-SRC-TGT) keeps the checkpoints, metrics.tsv, the hypotheses and the exported
-# model (RUN_DIR/export): run the script again to resume after a stop (Ctrl-C saves). Tools are
-# taken from PATH, or from build/bin when this is a built source tree. TFM_THREADS sets threads;
+# model (RUN_DIR/export). EPOCHS defaults to 32 (40 for en de, below). Run the script again
+# to resume after a stop (Ctrl-C saves). Tools are taken from PATH, or from build/bin when this
+# is a built source tree. TFM_THREADS sets threads;
 # the model does not depend on it (the same command and seed give the same model).
 set -euo pipefail
 usage="usage: multi30k.sh SRC TGT CORPUS_DIR [RUN_DIR] [EPOCHS]"
