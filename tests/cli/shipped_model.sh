@@ -6,7 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 
 # shipped NAME INPUT: checks share/models/NAME on the file INPUT; each later argument is
-# "LINE REGEX..." (every REGEX must match that line of the translation).
+# "LINE REGEX..." (every REGEX must match that line of the translation). NAME.out keeps the
+# translation with the model's own search.
 shipped() {
     local name=$1 model="$TFM_SOURCE/share/models/$1" f spec line w
     cp "$2" in.txt
@@ -32,12 +33,12 @@ shipped() {
         expect_status 0 "$name: encode | decode ${flags[*]}" -- \
             bash -c "tfm-encode -m '$model' < in.txt | tfm-decode -m '$model' ${flags[*]}"
         cmp -s out hyp.txt && ok || fail "$name: encode | decode ${flags[*]} differs from translate: $(cat out)"
-        [ -z "$beam" ] && cp hyp.txt own-search.txt
+        [ -z "$beam" ] && cp hyp.txt "$name.out"
     done
     # -m takes a shipped model's name from any directory; a directory of that name here wins.
     mkdir -p elsewhere
     expect_status 0 "-m $name" -- bash -c "cd elsewhere && tfm-translate -m $name < ../in.txt"
-    cmp -s out own-search.txt && ok || fail "-m $name differs: $(cat out)"
+    cmp -s out "$name.out" && ok || fail "-m $name differs: $(cat out)"
     mkdir -p "elsewhere/$name"
     expect_status 1 "a directory here called $name wins" -- bash -c "cd elsewhere && tfm-translate -m $name < ../in.txt"
     expect_err "$name" "the local directory's error"
@@ -62,7 +63,7 @@ shipped multi30k-de-en de.txt '1 \bman\b bike|bicycle|cycl' '2 \b(two|2)\b \bdog
     '3 \bwoman\b \bsing \bstage\b' '4 \bgirl\b \beat \bapple\b'
 # Without -m: the German->English model.
 expect_status 0 "the default model" -- tfm-translate < de.txt
-cmp -s out <(tfm-translate -m multi30k-de-en < de.txt) && ok || fail "the default is not multi30k-de-en: $(cat out)"
+cmp -s out multi30k-de-en.out && ok || fail "the default is not multi30k-de-en: $(cat out)"
 
 expect_status 1 "an unknown name" -- tfm-translate -m no-such-model < de.txt
 expect_err 'no-such-model' "the unknown name's error"
