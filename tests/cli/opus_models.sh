@@ -28,7 +28,8 @@ grep -q "^special ids: eos 57 </s>, pad 111 <pad>" out && ok || fail "tfm-info i
 expect_status 0 "tfm-info --target-languages" -- tfm-info -m tcbig --target-languages
 [ "$(cat out)" = "$(printf 'fra\nita\npor')" ] && ok || fail "--target-languages: $(cat out)"
 expect_status 0 "tfm-info of the shipped model" -- tfm-info
-grep -q "^decoding: beam 4, length penalty power .*(from .*/multi30k-de-en/generation_config.json)" out &&
+beams=$(sed -n 's/.*"num_beams": *\([0-9]*\).*/\1/p' "$TFM_SOURCE/share/models/multi30k-de-en/generation_config.json")
+grep -q "^decoding: beam $beams, length penalty power .*(from .*/multi30k-de-en/generation_config.json)" out &&
     ok || fail "shipped model decoding: $(grep decoding out)"
 cp -r "$TFM_SOURCE/share/models/multi30k-de-en" plain
 rm plain/generation_config.json

@@ -128,8 +128,9 @@ TEST_CASE("opus: the conventions of the published configs") {
     const ModelDir own = load_model_dir(std::string(TFM_SOURCE) + "/share/models/multi30k-de-en");
     // The shipped model brings the search chosen for it on val (share/recipes/multi30k.sh).
     REQUIRE(own.generation.present());
-    CHECK(own.generation.num_beams == std::optional<std::size_t>(4));
-    CHECK(own.generation.length_penalty.has_value());
+    CHECK(own.generation.num_beams == std::optional<std::size_t>(6));
+    REQUIRE(own.generation.length_penalty.has_value());
+    CHECK(*own.generation.length_penalty == doctest::Approx(1.8));
 }
 
 TEST_CASE("opus: generation settings are checked") {
