@@ -6,6 +6,7 @@
 #include "helpers.hpp"
 #include "tfm/model/decoder.hpp"
 #include "tfm/model/encoder.hpp"
+#include "tfm/base/parallel.hpp"
 #include "tfm/decode/translator.hpp"
 
 using namespace tfm;
@@ -156,6 +157,42 @@ TEST_CASE("model: a sentence decodes the same whatever shares its batch") {
         opt.batch_size = 3;  // other batch compositions
         auto other = translate_sources(m, sources, opt);
         for (std::size_t i = 0; i < sources.size(); ++i) CHECK(other[i][0].ids == together[i][0].ids);
+    }
+}
+
+TEST_CASE("model: one batch dealt out among threads translates as on one thread") {
+    // Fewer batches than threads: each batch is cut into parts, one per thread (translate and
+    // decode of encoded memories alike); a part of one sentence too when threads outnumber them.
+    Golden g = load("pre_swish_halves");
+    std::vector<std::vector<std::int64_t>> sources = {{5, 6, 7, 8, 9, 10, 1}, {11, 12, 1}, {20, 21, 22, 23, 1}, {30, 1}, {}};
+    for (std::size_t beam : {std::size_t(1), std::size_t(3)}) {
+        DecodeOptions opt;
+        opt.search.beam = beam;
+        opt.search.n_best = beam;
+        opt.max_len = 10;
+        opt.batch_size = 8;  // one batch
+        set_num_threads(1);
+        const auto one = translate_sources(g.model, sources, opt);
+        const auto memories = encode_sources(g.model, sources, 8);
+        for (int threads : {2, 3, 7}) {
+            set_num_threads(threads);
+            const auto many = translate_sources(g.model, sources, opt);
+            const auto piped = decode_memories(g.model, memories, opt);
+            for (std::size_t i = 0; i < sources.size(); ++i) {
+                CAPTURE(beam);
+                CAPTURE(threads);
+                CAPTURE(i);
+                REQUIRE(many[i].size() == one[i].size());
+                REQUIRE(piped[i].size() == one[i].size());
+                for (std::size_t k = 0; k < one[i].size(); ++k) {
+                    CHECK(many[i][k].ids == one[i][k].ids);
+                    CHECK(piped[i][k].ids == one[i][k].ids);
+                    CHECK(many[i][k].score == doctest::Approx(one[i][k].score).epsilon(1e-5));
+                    CHECK(piped[i][k].score == doctest::Approx(one[i][k].score).epsilon(1e-5));
+                }
+            }
+        }
+        set_num_threads(0);
     }
 }
 
