@@ -5,6 +5,8 @@
 # and its ratio to the first build's.
 #   tests/bench/translate_before_after.sh [ROUNDS] BUILD_DIR BUILD_DIR...   (first: the reference)
 # Extra tfm-bench flags go in TFM_BENCH_FLAGS (default: --threads 2 --reps 3).
+# Set OPENBLAS_CORETYPE when a build predates the tools' own choice of OpenBLAS kernels
+# (tools/common/blas_kernels.cpp), so that every build runs the same ones.
 set -euo pipefail
 rounds=3
 if [[ ${1:-} =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
