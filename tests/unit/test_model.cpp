@@ -7,6 +7,7 @@
 #include "tfm/model/decoder.hpp"
 #include "tfm/model/encoder.hpp"
 #include "tfm/base/parallel.hpp"
+#include "tfm/decode/batch_plan.hpp"
 #include "tfm/decode/translator.hpp"
 
 using namespace tfm;
@@ -194,6 +195,64 @@ TEST_CASE("model: one batch dealt out among threads translates as on one thread"
         }
         set_num_threads(0);
     }
+}
+
+TEST_CASE("model: threads share the products of a large model's thin steps, and take parts of their own elsewhere") {
+    // A decoding step of the base model multiplies every decoder layer's self-attention (4 D^2),
+    // cross-attention query and output (2 D^2) and feed-forward (2 D F) weights, and the
+    // output projection (V D): 104.6 MB in fp32.
+    const Model base = random_model(preset_config("base", 8000), 1);
+    const Model small = random_model(preset_config("small", 8000), 1);
+    CHECK(decoder_step_weight_bytes(base) == 4 * (6 * (6 * 512 * 512 + 2 * 512 * 2048) + 8000 * 512));
+    CHECK(decoder_step_weight_bytes(small) == 4 * (3 * (6 * 256 * 256 + 2 * 256 * 1024) + 8000 * 256));
+    auto sentences = [](std::size_t n, std::size_t per_batch) {
+        std::vector<std::vector<std::size_t>> batches;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i % per_batch == 0) batches.emplace_back();
+            batches.back().push_back(i);
+        }
+        return batches;
+    };
+    using Sizes = std::vector<std::size_t>;
+    // The plan for n sentences in batches of per_batch, searched with beam, is to run parts of
+    // these sizes (threads of their own or not).
+    auto check_plan = [&](const Model& m, std::size_t n, std::size_t per_batch, std::size_t beam, bool own,
+                          const Sizes& sizes) {
+        CAPTURE(n);
+        CAPTURE(per_batch);
+        CAPTURE(beam);
+        const BatchPlan p = plan_batches(m, sentences(n, per_batch), beam);
+        Sizes got;
+        for (const auto& b : p.batches) got.push_back(b.size());
+        CHECK(p.own == own);
+        CHECK(got == sizes);
+        return p;
+    };
+    set_num_threads(2);
+    // One batch of 32: greedy on the base model runs it whole, the threads sharing each product
+    // (16 rows a part would be thin against 105 MB); beam 4 (64 rows a part) and the small model
+    // (20 MB) deal it out, round-robin.
+    check_plan(base, 32, 32, 1, false, {32});
+    const BatchPlan dealt = check_plan(base, 32, 32, 4, true, {16, 16});
+    CHECK(dealt.batches[0].front() == 0);
+    CHECK(dealt.batches[1].front() == 1);
+    check_plan(small, 32, 32, 1, true, {16, 16});
+    // Full batches of 32 at greedy (32 rows a thread) are thin against 105 MB too: they run one
+    // after another. 64 rows a thread are not: batches of 64 at greedy, or of 16 at beam 4.
+    check_plan(base, 64, 32, 1, false, {32, 32});
+    check_plan(base, 128, 64, 1, true, {64, 64});
+    check_plan(base, 32, 16, 4, true, {16, 16});
+    check_plan(base, 16, 8, 4, false, {8, 8});
+    // The small model's steps (20 MB) are never large: full batches go a thread each.
+    check_plan(small, 64, 32, 1, true, {32, 32});
+    // Fewer parts than threads (3 sentences on 4 threads): the batch runs whole.
+    set_num_threads(4);
+    check_plan(small, 3, 32, 1, false, {3});
+    check_plan(small, 5, 32, 1, true, {2, 1, 1, 1});
+    set_num_threads(1);
+    check_plan(small, 32, 32, 1, false, {32});
+    set_num_threads(0);
+    CHECK(plan_batches(small, {}, 1).batches.empty());
 }
 
 TEST_CASE("model: encode then decode gives what translate gives") {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "tfm/decode/batch_plan.hpp"
 #include "tfm/model/decoder.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
@@ -176,34 +177,13 @@ std::vector<xt::xtensor<float, 2>> encode_sources(const Model& m, const std::vec
 
 namespace {
 
-// fn(i) for batches 0..n-1. With at least as many batches as threads (thread_batches sees to
-// it where there are enough sentences), each thread takes whole batches: a decoding step's
-// products are too small to share well among threads (docs/design.md has the figures). With
-// fewer (a single sentence), one batch after another, each with every thread. Products are
-// split by their shape alone, so the results are the same bits either way.
+// fn(i) for the plan's batches, on threads of their own or one after another.
 template <class F>
-void over_batches(std::size_t n, F&& fn) {
-    if (n >= 2 && n >= std::size_t(num_threads()))
-        parallel_for(n, fn);
+void over_batches(const BatchPlan& plan, F&& fn) {
+    if (plan.own)
+        parallel_for(plan.batches.size(), fn);
     else
-        for (std::size_t i = 0; i < n; ++i) fn(i);
-}
-
-// Fewer batches than threads: each batch dealt out round-robin into as many parts as it takes
-// to give every thread one (so that each part keeps the batch's spread of lengths and the parts
-// take about as long), at most one per sentence. The translations are the same: a sentence's
-// depends on neither the batch nor its size.
-std::vector<std::vector<std::size_t>> thread_batches(std::vector<std::vector<std::size_t>> batches) {
-    const std::size_t threads = std::size_t(num_threads()), n = batches.size();
-    if (n == 0 || n >= threads || in_parallel()) return batches;
-    const std::size_t per = (threads + n - 1) / n;  // parts of each batch
-    std::vector<std::vector<std::size_t>> parts;
-    for (const auto& b : batches) {
-        const std::size_t k = std::min(per, b.size()), first = parts.size();
-        parts.resize(first + k);
-        for (std::size_t i = 0; i < b.size(); ++i) parts[first + i % k].push_back(b[i]);
-    }
-    return parts;
+        for (std::size_t i = 0; i < plan.batches.size(); ++i) fn(i);
 }
 
 }  // namespace
@@ -218,9 +198,9 @@ std::vector<std::vector<Hypothesis>> decode_memories(const Model& m, const std::
                                            std::to_string(d));
         lengths.push_back(mem.shape(0));
     }
-    const auto batches = thread_batches(length_batches(lengths, opt.batch_size));
-    over_batches(batches.size(), [&](std::size_t k) {
-        const auto& idx = batches[k];
+    const BatchPlan plan = plan_batches(m, length_batches(lengths, opt.batch_size), opt.search.beam);
+    over_batches(plan, [&](std::size_t k) {
+        const auto& idx = plan.batches[k];
         TokenBatch src;  // only the lengths matter to the decoder
         src.batch = idx.size();
         for (std::size_t i : idx) src.lengths.push_back(lengths[i]), src.len = std::max(src.len, lengths[i]);
@@ -237,13 +217,13 @@ std::vector<std::vector<Hypothesis>> translate_sources(const Model& m,
                                                        const std::vector<std::vector<std::int64_t>>& sources,
                                                        const DecodeOptions& opt) {
     std::vector<std::vector<Hypothesis>> out(sources.size(), std::vector<Hypothesis>{Hypothesis{}});
-    const auto batches = thread_batches(length_batches(sizes(sources), opt.batch_size));
-    over_batches(batches.size(), [&](std::size_t k) {
+    const BatchPlan plan = plan_batches(m, length_batches(sizes(sources), opt.batch_size), opt.search.beam);
+    over_batches(plan, [&](std::size_t k) {
         EncoderWorkspace ws;
         xt::xtensor<float, 2> memory;
-        TokenBatch src = gather(sources, batches[k], m.config.pad_id);
+        TokenBatch src = gather(sources, plan.batches[k], m.config.pad_id);
         encoder_forward(memory, m, src, ws);
-        search_batch(m, memory, src, batches[k], opt, out);
+        search_batch(m, memory, src, plan.batches[k], opt, out);
     });
     return out;
 }

@@ -276,6 +276,22 @@ void pack_for_inference(Model& m, ComputeType t) {
     pack_output(m, t);
 }
 
+namespace {
+std::size_t weight_bytes(const Linear& l) { return l.packed ? l.packed->bytes() : l.weight.size() * sizeof(float); }
+std::size_t weight_bytes(const std::optional<Linear>& l) { return l ? weight_bytes(*l) : 0; }
+}  // namespace
+
+std::size_t decoder_step_weight_bytes(const Model& m) {
+    std::size_t bytes = m.output_packed ? m.output_packed->bytes() : m.output_weight().size() * sizeof(float);
+    for (const auto& layer : m.decoder) {
+        const auto& s = layer.self_attn;
+        bytes += weight_bytes(s.q) + weight_bytes(s.k) + weight_bytes(s.v) + weight_bytes(s.out);
+        bytes += weight_bytes(layer.cross_attn.q) + weight_bytes(layer.cross_attn.out);
+        bytes += weight_bytes(layer.ffn.fc1) + weight_bytes(layer.ffn.fc2);
+    }
+    return bytes;
+}
+
 void visit_parameters(Model& m, const std::function<void(const std::string& name, float* data, std::size_t n)>& f) {
     walk(m, [&](const std::string& name, auto& t, const Shape&) { f(name, t.data(), t.size()); });
     f("final_logits_bias", m.final_logits_bias.data(), m.final_logits_bias.size());

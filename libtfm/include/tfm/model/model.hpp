@@ -92,6 +92,12 @@ void visit_tensors(const Model& m, const std::function<void(const std::string& n
 // stay fp32 for lookups. The model is then for inference only: training or saving it throws.
 void pack_for_inference(Model& m, ComputeType t);
 
+// Bytes of the weight matrices one decoding step multiplies, as they are held (packed, or
+// fp32): every decoder layer's self-attention projections, its cross-attention's query and
+// output projections (the memory's keys and values are projected once per batch), its
+// feed-forward, and the output projection.
+std::size_t decoder_step_weight_bytes(const Model& m);
+
 // A model of zeros with m's structure: the gradient accumulator that mirrors Params.
 Model zeros_like(const Model& m);
 
