@@ -277,12 +277,17 @@ void pack_for_inference(Model& m, ComputeType t) {
 }
 
 namespace {
-std::size_t weight_bytes(const Linear& l) { return l.packed ? l.packed->bytes() : l.weight.size() * sizeof(float); }
+// Bytes of a weight matrix as held: its packed form where there is one, else fp32.
+template <class Packed, class Weight>
+std::size_t held_bytes(const Packed& packed, const Weight& weight) {
+    return packed ? packed->bytes() : weight.size() * sizeof(float);
+}
+std::size_t weight_bytes(const Linear& l) { return held_bytes(l.packed, l.weight); }
 std::size_t weight_bytes(const std::optional<Linear>& l) { return l ? weight_bytes(*l) : 0; }
 }  // namespace
 
 std::size_t decoder_step_weight_bytes(const Model& m) {
-    std::size_t bytes = m.output_packed ? m.output_packed->bytes() : m.output_weight().size() * sizeof(float);
+    std::size_t bytes = held_bytes(m.output_packed, m.output_weight());
     for (const auto& layer : m.decoder) {
         const auto& s = layer.self_attn;
         bytes += weight_bytes(s.q) + weight_bytes(s.k) + weight_bytes(s.v) + weight_bytes(s.out);
