@@ -165,6 +165,10 @@ int main(int argc, char** argv) {
     app.add_option("--epochs", f.schedule.epochs, "Stop after this many epochs (default: --steps decides)")->check(in_range(1, kMaxCount));
     run.add(app, "--lr-factor", ao.lr_factor, "Learning-rate factor of the warmup schedule (default 1)", in_range(0, 1000));
     run.add(app, "--warmup", ao.warmup, "Warmup steps (default 4000)", in_range(1, kMaxCount));
+    run.add(app, "--cooldown", ao.cooldown,
+            "Over this fraction of the run's updates at its end (of --steps, or of --epochs when that ends it "
+            "first), the learning rate falls linearly to zero (default 0: the paper's schedule throughout)",
+            in_range(0, 1));
     run.add(app, "--clip-norm", ao.clip_norm, "Clip the gradient norm (default 0: off)", in_range(0, 1e9));
     run.add(app, "--label-smoothing", to.loss.label_smoothing, "epsilon (default 0.1)", in_range(0, 1, true));
     run.add(app, "--dropout", to.loss.dropout,
@@ -299,10 +303,10 @@ int main(int argc, char** argv) {
             if (!terminal) return;
             const double per_step = total_secs / double(r.step - first_step);
             std::fprintf(stderr, "\rtfm-train: step %zu/%zu epoch %zu loss %.3f lr %.2e %.0f tokens/s ETA %.0f min  ",
-                         r.step, f.schedule.steps, r.epoch,
+                         r.step, adam.horizon(), r.epoch,
                          r.loss.smoothed / double(std::max<std::size_t>(r.loss.tokens, 1)), r.learning_rate,
                          double(r.loss.tokens) / r.seconds,
-                         per_step * double(f.schedule.steps - std::min(r.step, f.schedule.steps)) / 60.0);
+                         per_step * double(adam.horizon() - std::min(r.step, adam.horizon())) / 60.0);
             std::fflush(stderr);
             progress_shown = true;
         };

@@ -96,6 +96,35 @@ expect_status 0 "all three dropouts" -- tfm-train --src train.txt --tgt train.tx
 grep -q '"dropout": 0.2,' dropped/config.json && grep -q '"attention_dropout": 0.1,' dropped/config.json &&
     grep -q '"activation_dropout": 0.05,' dropped/config.json && ok || fail "dropout rates in config.json: $(cat dropped/config.json)"
 
+# --epochs ends the run after its last epoch's last batch (no update of the next one), and
+# --cooldown brings the learning rate down linearly to about zero at that update; a run
+# resumed from a checkpoint inside the cooldown ends with the same weights.
+plain=(--src train.txt --tgt train.txt --spm copy/source.spm "${arch[@]}" --epochs 2 --log-every 1)
+expect_status 0 "--epochs 2 --cooldown 0.5" -- tfm-train -o cool "${plain[@]}" --cooldown 0.5 --save-every 4 --keep 1000
+n=$(grep -c '^[0-9]' cool/metrics.tsv)
+[ "$(tail -1 cool/metrics.tsv | cut -f2)" = 1 ] && [ "$(awk -F'\t' '$2 == 1' cool/metrics.tsv | wc -l)" -ge 8 ] && ok ||
+    fail "--epochs 2: the last update is in epoch $(tail -1 cool/metrics.tsv | cut -f2) (counted from 0)"
+# Every rate is the warmup schedule's (factor 0.5, D 64, warmup 100) times 1 up to the cooldown,
+# then (n-s+1)/(L+1) over its L = round(n/2) updates: 1/(L+1) of the schedule at the last.
+awk -F'\t' -v n="$n" 'function noam(s) { return 0.5 / 8 * (s < 100 ? s / 1000 : 1 / sqrt(s)) }
+    NR > 1 { lr[$1] = $6 } END {
+    L = int(n / 2 + 0.5); good = 1
+    for (s = 1; s <= n; s++) {
+        want = noam(s) * (s <= n - L ? 1 : (n - s + 1) / (L + 1))
+        if (lr[s] > 1.002 * want || lr[s] < 0.998 * want) { good = 0; print "update " s ": " lr[s] ", not " want }
+    }
+    exit !good }' cool/metrics.tsv > rates.txt && ok || fail "cooldown rates over $n updates: $(head -3 rates.txt)"
+# Before the cooldown, rates and losses are those of a run without it.
+tfm-train -o plain "${plain[@]}" --steps $((n / 2 - 1)) 2>/dev/null
+cmp -s <(head -$((n / 2 - 1)) cool/metrics.tsv | cut -f1-6) <(head -$((n / 2 - 1)) plain/metrics.tsv | cut -f1-6) && ok ||
+    fail "before the cooldown the rates and losses differ from a run without it"
+cp -r cool resumed
+mid=$(ls resumed/checkpoints | awk -v n="$n" '{ s = substr($0, 6) + 0 } s > n / 2 + 2 && s < n - 2 { print; exit }')
+for c in resumed/checkpoints/*; do [[ "$(basename "$c")" > "$mid" ]] && rm -r "$c"; done
+expect_status 0 "resume inside the cooldown" -- tfm-train -o resumed --src train.txt --tgt train.txt --epochs 2 --resume
+expect_err "resuming from resumed/checkpoints/$mid" "resumed inside the cooldown"
+cmp -s cool/model.safetensors resumed/model.safetensors && ok || fail "resumed from $mid inside the cooldown: other weights"
+
 # SIGINT: a checkpoint, exit 130, and the run resumes from it.
 tfm-train --src train.txt --tgt train.txt -o stopped "${common[@]}" --steps 100000 --save-every 100000 2>stop.err &
 pid=$!

@@ -17,6 +17,32 @@ TEST_CASE("optimizer: the warmup schedule of the paper") {
     CHECK(noam_learning_rate(100, 512, 4000, 2.0) == doctest::Approx(2 * noam_learning_rate(100, 512, 4000, 1.0)));
 }
 
+TEST_CASE("optimizer: the cooldown falls linearly to zero over the run's last updates") {
+    // A run of 100 updates, the last 20 cooling down: 20/21 at update 81, 1/21 at update 100.
+    for (std::size_t s : {std::size_t(1), std::size_t(50), std::size_t(80)}) CHECK(cooldown_factor(s, 100, 0.2) == 1.0);
+    CHECK(cooldown_factor(81, 100, 0.2) == doctest::Approx(20.0 / 21));
+    CHECK(cooldown_factor(90, 100, 0.2) == doctest::Approx(11.0 / 21));
+    CHECK(cooldown_factor(100, 100, 0.2) == doctest::Approx(1.0 / 21));
+    CHECK(cooldown_factor(101, 100, 0.2) == 0.0);
+    // Monotone over a whole-run cooldown; off without a fraction or a horizon.
+    for (std::size_t s = 1; s < 100; ++s) CHECK(cooldown_factor(s + 1, 100, 1.0) < cooldown_factor(s, 100, 1.0));
+    CHECK(cooldown_factor(1, 100, 1.0) == doctest::Approx(100.0 / 101));
+    CHECK(cooldown_factor(99, 100, 0.0) == 1.0);
+    CHECK(cooldown_factor(99, 0, 0.5) == 1.0);
+    CHECK(cooldown_factor(3, 3, 0.01) == doctest::Approx(0.5));  // at least one update cools down
+    // Adam's rate is the warmup schedule's times the factor, counted from its horizon.
+    ModelConfig c = preset_config("tiny", 16);
+    Model m = random_model(c, 1);
+    AdamOptions ao;
+    ao.warmup = 10;
+    ao.cooldown = 0.5;
+    Adam adam(m, ao);
+    CHECK(adam.learning_rate() == doctest::Approx(noam_learning_rate(1, c.d_model, 10, 1.0)));  // no horizon yet
+    adam.set_horizon(40);
+    adam.set_steps(29);  // the next update is the 30th of 40, the 10th of a 20-update cooldown
+    CHECK(adam.learning_rate() == doctest::Approx(noam_learning_rate(30, c.d_model, 10, 1.0) * 11.0 / 21));
+}
+
 TEST_CASE("training: a tiny model learns to copy sequences; greedy search then copies exactly") {
     ModelConfig c = preset_config("tiny", 16);  // ids 3..15 are symbols
     c.d_model = 32;

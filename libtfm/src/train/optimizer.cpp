@@ -15,6 +15,16 @@ double noam_learning_rate(std::size_t step, std::size_t d_model, std::size_t war
     return factor * std::pow(double(d_model), -0.5) * std::min(std::pow(s, -0.5), s * std::pow(w, -1.5));
 }
 
+double cooldown_factor(std::size_t step, std::size_t horizon, double fraction) {
+    if (!(fraction > 0) || horizon == 0) return 1.0;
+    if (step > horizon) return 0.0;
+    const double wanted = std::round(std::min(fraction, 1.0) * double(horizon));
+    const std::size_t length = std::max<std::size_t>(1, std::size_t(wanted));  // updates that fall
+    const std::size_t full = horizon - length;                                   // updates before them
+    if (step <= full) return 1.0;
+    return double(horizon - step + 1) / double(length + 1);
+}
+
 namespace {
 
 struct AdamConstants {
@@ -42,7 +52,10 @@ Adam::Adam(const Model& m, const AdamOptions& opt) : opt_(opt), d_model_(m.confi
     });
 }
 
-double Adam::learning_rate() const { return noam_learning_rate(step_ + 1, d_model_, opt_.warmup, opt_.lr_factor); }
+double Adam::learning_rate() const {
+    return noam_learning_rate(step_ + 1, d_model_, opt_.warmup, opt_.lr_factor) *
+           cooldown_factor(step_ + 1, horizon_, opt_.cooldown);
+}
 
 double Adam::update(Model& model, Model& grads, double grad_scale) {
     const auto params = parameter_spans(model), gs = parameter_spans(grads);

@@ -1,5 +1,6 @@
 #include "tfm/train/schedule.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -58,11 +59,16 @@ void run_schedule(Trainer& trainer, Model& model, Adam& adam, const std::string&
     std::size_t stale = 0;
     bool stop_early = false;
     const std::string no_valid = "\t\t\t\t";
-    while (trainer.state().step < opt.steps && (opt.epochs == 0 || trainer.state().epoch < opt.epochs)) {
+    // The run ends after update `horizon`: --steps, or the last update of epoch --epochs when
+    // that comes first. The learning rate's cooldown counts back from it.
+    std::size_t horizon = opt.steps;
+    if (opt.epochs) horizon = std::min(horizon, trainer.state().step + trainer.updates_until_epoch(opt.epochs));
+    adam.set_horizon(horizon);
+    while (trainer.state().step < horizon) {
         const StepReport r = trainer.step();
         if (cb.progress && lead) cb.progress(r);
         w.add(r);
-        const bool last = r.step >= opt.steps;
+        const bool last = r.step >= horizon;
         std::string valid_cols = no_valid;
         if (valid.pairs && (r.step % opt.valid_every == 0 || last)) {
             if (lead) {

@@ -34,9 +34,18 @@ Trainer::Trainer(Model& model, const Corpus& train, const TrainerOptions& opt, A
                     std::to_string(batches_.size()) + " (other data or --batch-tokens?)");
 }
 
-void Trainer::plan_epoch() {
+std::vector<std::vector<std::size_t>> Trainer::epoch_batches(std::size_t epoch) const {
     // The order depends only on the seed and the epoch: a resumed run sees the same batches.
-    batches_ = token_batches(train_.pairs, opt_.batch_tokens, state_.seed * 1000003ULL + state_.epoch);
+    return token_batches(train_.pairs, opt_.batch_tokens, state_.seed * 1000003ULL + epoch);
+}
+
+void Trainer::plan_epoch() { batches_ = epoch_batches(state_.epoch); }
+
+std::size_t Trainer::updates_until_epoch(std::size_t epochs) const {
+    if (state_.epoch >= epochs) return 0;
+    std::size_t batches = batches_.size() - state_.batch_in_epoch;
+    for (std::size_t e = state_.epoch + 1; e < epochs; ++e) batches += epoch_batches(e).size();
+    return (batches + opt_.accumulate - 1) / opt_.accumulate;
 }
 
 TrainBatch Trainer::batch_of(const Corpus& c, const std::vector<std::size_t>& idx) const {

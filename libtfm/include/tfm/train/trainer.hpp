@@ -49,6 +49,10 @@ public:
     // Corpus BLEU of greedy translations of the sources against the references.
     Bleu evaluate_bleu(const Corpus& valid, const Tokenizer& tok);
     const TrainState& state() const { return state_; }
+    // The updates from here to the end of epoch `epochs` (counted from 1; 0 when it is over):
+    // the batches left in this epoch and every batch of the epochs planned after it, over
+    // the batches an update takes.
+    std::size_t updates_until_epoch(std::size_t epochs) const;
     Collective& job() { return *job_; }
 
 private:
@@ -65,6 +69,7 @@ private:
     std::vector<float> flat_;  // the summed gradient, packed for the sum across ranks
     TrainingWorkspace ws_;
     std::vector<std::vector<std::size_t>> batches_;  // of the current epoch
+    std::vector<std::vector<std::size_t>> epoch_batches(std::size_t epoch) const;  // pair indices per batch
     void plan_epoch();
     TrainBatch batch_of(const Corpus& c, const std::vector<std::size_t>& idx) const;
     std::size_t take_grads();  // a zeroed gradient buffer
