@@ -61,6 +61,20 @@ expect_status 0 "translate with the averaged model" -- tfm-translate -m copy --b
 exact=$(paste -d'|' test.txt out | awk -F'|' '$1 == $2 { n++ } END { print n + 0 }')
 [ "$exact" -ge 40 ] && ok || fail "averaged model: only $exact of 50 exact"
 cmp -s copy/model.safetensors copy/checkpoints/step-0000001600/model.safetensors && fail "the average equals the last checkpoint" || ok
+# tfm-export --average-last K writes the same mean from the checkpoints afterwards (and K=1 the
+# last checkpoint's weights); more than the directory holds is refused.
+expect_status 0 "tfm-export --average-last 2" -- tfm-export -m copy -o avg2 --average-last 2
+cmp -s copy/model.safetensors avg2/model.safetensors && ok || fail "tfm-export --average-last 2 is not tfm-train's mean"
+expect_status 0 "tfm-export --average-last 1" -- tfm-export -m copy -o avg1 --average-last 1
+cmp -s avg1/model.safetensors avg2/model.safetensors && fail "--average-last 1 equals the mean of 2" || ok
+tfm-translate -m avg1 --beam 1 < test.txt > avg1.txt
+cp -r copy last && cp copy/checkpoints/step-0000001600/model.safetensors last/
+tfm-translate -m last --beam 1 < test.txt > last.txt
+[ -s avg1.txt ] && cmp -s avg1.txt last.txt && ok || fail "--average-last 1 does not translate as the last checkpoint"
+n_ck=$(ls copy/checkpoints | wc -l)
+expect_status 1 "--average-last beyond the checkpoints" -- tfm-export -m copy -o avg99 --average-last 99
+expect_err "copy holds $n_ck checkpoints, fewer than --average-last 99" "too few checkpoints message"
+[ ! -e avg99 ] && ok || fail "a refused export left avg99 behind"
 
 # Early stopping: with a learning rate of zero nothing improves after the first validation.
 expect_status 0 "--patience" -- tfm-train --src train.txt --tgt train.txt -o patient --preset tiny --spm copy/source.spm \
