@@ -52,20 +52,31 @@ tfm-train --src "$corpus/train.$src.gz" --tgt "$corpus/train.$tgt.gz" \
     --epochs "$epochs" --save-every "$save" --keep 16 --average-last 8 --valid-every $((3 * save)) --log-every $((save / 2))
 trained=$(date +%s)
 
+# Each choice below is a table on val (SETTING... BLEU WORDS) that best.awk picks from.
+recipes=$(cd "$(dirname "$0")" && pwd)
+# choose TABLE [CAP]
+choose() { awk -v cap="${2:-}" -f "$recipes/best.awk" "$1"; }
+# val_bleu MODEL [tfm-translate options]: prints "BLEU WORDS" of MODEL's translation of val.
+val_bleu() {
+    local model=$1
+    shift
+    zcat "$corpus/val.$src.gz" | tfm-translate -m "$model" "$@" > "$run/val.hyp"
+    printf '%s\t%s\n' "$(tfm-bleu "$corpus/val.$tgt.gz" -i "$run/val.hyp" --score-only)" "$(wc -w < "$run/val.hyp")"
+}
+
 # The model: the mean of the last K epoch checkpoints, K chosen on val (greedy BLEU) among 4, 8,
 # 12 and 16 (a tie goes to the smaller K; a run with fewer checkpoints tries those it has).
-model=""
-best_bleu=-1
 : > "$run/val-average.tsv"
 kept=$(ls -d "$run"/checkpoints/step-* | wc -l)
 for k in $(printf '%s\n' 4 8 12 16 | awk -v n="$kept" '{ print ($1 < n ? $1 : n) }' | uniq); do
     rm -rf "$run/mean-$k"
     tfm-export -m "$run" --average-last "$k" -o "$run/mean-$k"
-    bleu=$(zcat "$corpus/val.$src.gz" | tfm-translate -m "$run/mean-$k" --beam 1 | tfm-bleu "$corpus/val.$tgt.gz" --score-only)
-    printf '%s\t%s\n' "$k" "$bleu" >> "$run/val-average.tsv"
-    if awk -v a="$bleu" -v b="$best_bleu" 'BEGIN { exit !(a > b) }'; then model="$run/mean-$k"; best_bleu=$bleu; fi
+    printf '%s\t%s\n' "$k" "$(val_bleu "$run/mean-$k" --beam 1)" >> "$run/val-average.tsv"
 done
-echo "val: the mean of the last ${model##*-} checkpoints: BLEU $best_bleu greedy (every K: $run/val-average.tsv)"
+row=$(choose "$run/val-average.tsv")
+read -r k best_bleu _ <<< "$row"
+model="$run/mean-$k"
+echo "val: the mean of the last $k checkpoints: BLEU $best_bleu greedy (every K: $run/val-average.tsv)"
 
 # Decoding settings chosen on val (never on test): beam size and length penalty alpha, of the
 # kind generation_config.json's length_penalty means (power: log-probability / length^alpha).
@@ -74,26 +85,19 @@ echo "val: the mean of the last ${model##*-} checkpoints: BLEU $best_bleu greedy
 # references are not that length (Multi30k's German val references run about 2% over train's ratio,
 # test's about 2% under), so without the cap the grid rewards penalties that lengthen every output
 # (share/recipes/README.md). If no setting is under the cap, the one with the shortest output.
+# A tie goes to the smaller beam, then the smaller alpha.
 ratio=$(awk -v t="$(zcat "$corpus/train.$tgt.gz" | wc -w)" -v s="$(zcat "$corpus/train.$src.gz" | wc -w)" 'BEGIN { print t / s }')
 cap=$(awk -v n="$(zcat "$corpus/val.$src.gz" | wc -w)" -v r="$ratio" 'BEGIN { printf "%d", n * r }')
-best=""
-best_bleu=-1
-best_len=-1
 : > "$run/val-search.tsv"
 for beam in 4 5 6; do
     for alpha in 0.6 1.0 1.4 1.8 2.2 3.0; do
-        zcat "$corpus/val.$src.gz" | tfm-translate -m "$model" --beam "$beam" --length-penalty-type power --length-penalty "$alpha" > "$run/val.hyp"
-        bleu=$(tfm-bleu "$corpus/val.$tgt.gz" -i "$run/val.hyp" --score-only)
-        words=$(wc -w < "$run/val.hyp")
-        printf '%s\t%s\t%s\t%s\n' "$beam" "$alpha" "$bleu" "$words" >> "$run/val-search.tsv"
-        if awk -v a="$bleu" -v b="$best_bleu" -v w="$words" -v c="$cap" -v bw="$best_len" \
-               'BEGIN { if (bw < 0) exit 0; if (w <= c) exit !(bw > c || a > b); exit !(bw > c && w < bw) }'; then
-            best="$beam $alpha"; best_bleu=$bleu; best_len=$words
-        fi
+        printf '%s\t%s\t%s\n' "$beam" "$alpha" \
+            "$(val_bleu "$model" --beam "$beam" --length-penalty-type power --length-penalty "$alpha")" >> "$run/val-search.tsv"
     done
 done
 rm -f "$run/val.hyp"
-read -r beam alpha <<< "$best"
+row=$(choose "$run/val-search.tsv" "$cap")
+read -r beam alpha best_bleu best_len <<< "$row"
 echo "val: beam $beam, length penalty $alpha: BLEU $best_bleu, $best_len words (cap $cap; every setting, with its words: $run/val-search.tsv)"
 
 # The model as it ships: F16 weights, with the chosen search as its generation settings.
