@@ -98,7 +98,8 @@ done
 rm -f "$run/val.hyp"
 row=$(choose "$run/val-search.tsv" "$cap")
 read -r beam alpha best_bleu best_len <<< "$row"
-echo "val: beam $beam, length penalty $alpha: BLEU $best_bleu, $best_len words (cap $cap; every setting, with its words: $run/val-search.tsv)"
+read -r ubeam ualpha ubleu ulen <<< "$(choose "$run/val-search.tsv")"
+echo "val: beam $beam, length penalty $alpha: BLEU $best_bleu, $best_len words (cap $cap; without it: beam $ubeam, length penalty $ualpha, BLEU $ubleu, $ulen words; every setting: $run/val-search.tsv)"
 
 # The model as it ships: F16 weights, with the chosen search as its generation settings.
 rm -rf "$run/export"
