@@ -73,9 +73,22 @@ broken_model "no weights at all" "missing model.safetensors \(or pytorch_model.b
 # Checkpoints no torch.save writes (tests/cli/craft_torch.py): sizes that would allocate
 # without bound or read outside a storage.
 python3 "$TFM_SOURCE/tests/cli/craft_torch.py" || fail "craft_torch.py"
-for case in "broadcast:more elements than its storage" "huge_storage:more than the file holds" \
-            "past_end:reaches past its storage" "overflow:reaches past its storage" "short_entry:holds 8 bytes, 16 expected"; do
+for case in "broadcast:more elements than its storage" "huge_storage:more than the archive may expand to" \
+            "past_end:reaches past its storage" "overflow:reaches past its storage" "short_entry:holds 8 bytes, 16 expected" \
+            "stride_wrap:reaches past its storage" "legacy_view_wrap:storage view '1'" \
+            "legacy_past_view:reaches past its storage view"; do
     rm -rf bad && mkdir bad && cp t-zip/config.json init/*.spm bad/ && cp "${case%%:*}.bin" bad/pytorch_model.bin
     broken_model "crafted checkpoint: ${case%%:*}" "${case#*:}"
+done
+# The two that once broke memory safety (issue 49), through every tool that loads a model.
+for case in "stride_wrap:reaches past its storage" "legacy_view_wrap:storage view '1'"; do
+    rm -rf bad && mkdir bad && cp t-zip/config.json init/*.spm bad/ && cp "${case%%:*}.bin" bad/pytorch_model.bin
+    expect_status 1 "tfm-encode on ${case%%:*}" -- bash -c 'echo Haus | tfm-encode -m bad'
+    expect_err "${case#*:}" "tfm-encode on ${case%%:*}: message"
+    expect_status 1 "tfm-info on ${case%%:*}" -- tfm-info -m bad
+    expect_err "${case#*:}" "tfm-info on ${case%%:*}: message"
+    expect_status 1 "tfm-export on ${case%%:*}" -- tfm-export -m bad -o crafted-out
+    expect_err "${case#*:}" "tfm-export on ${case%%:*}: message"
+    [ ! -e crafted-out ] && ok || fail "tfm-export on ${case%%:*} left crafted-out/ behind"
 done
 finish

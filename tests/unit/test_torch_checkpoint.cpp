@@ -11,6 +11,9 @@
 #include "tfm/io/torch_checkpoint.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/model.hpp"
+#include "../helpers/craft_checkpoint.hpp"
+
+#include <limits>
 
 using namespace tfm;
 using tfm_test::error_of;
@@ -158,4 +161,108 @@ TEST_CASE("torch checkpoint: an HF Marian pytorch_model.bin loads as the model i
             }
         }
     }
+}
+
+namespace {
+
+// One F32 tensor over one storage of `numel` values 0, 1, 2 ...
+tfm_craft::Checkpoint one_tensor(bool legacy, std::int64_t numel, std::int64_t offset, std::vector<std::int64_t> shape,
+                                 std::vector<std::int64_t> stride) {
+    tfm_craft::Checkpoint ck;
+    ck.legacy = legacy;
+    std::vector<float> values(static_cast<std::size_t>(numel));
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i);
+    ck.storages.push_back({"0", "FloatStorage", numel, tfm_craft::float_bytes(values)});
+    tfm_craft::Tensor t;
+    t.offset = offset;
+    t.shape = std::move(shape);
+    t.stride = std::move(stride);
+    ck.tensors.push_back(t);
+    return ck;
+}
+
+std::string open_error(const tfm_craft::Checkpoint& ck) {
+    return error_of([&] {
+        TorchCheckpoint c = TorchCheckpoint::from_bytes(tfm_craft::torch_bytes(ck), "m.bin");
+        for (const std::string& n : c.names()) (void)c.get(n);
+    });
+}
+
+}  // namespace
+
+TEST_CASE("torch checkpoint: crafted views whose arithmetic wraps are refused (issue 49)") {
+    // The generator itself: an in-bounds strided view reads as torch would, in both formats.
+    for (bool legacy : {false, true}) {
+        CAPTURE(legacy);
+        TorchCheckpoint ok = TorchCheckpoint::from_bytes(tfm_craft::torch_bytes(one_tensor(legacy, 12, 1, {2, 3}, {1, 4})), "m.bin");
+        const FloatArray w = ok.get("w");  // element [i,j] = 1 + i + 4j
+        REQUIRE(w.shape() == std::vector<std::size_t>{2, 3});
+        CHECK(std::vector<float>(w.begin(), w.end()) == std::vector<float>{1, 5, 9, 2, 6, 10});
+    }
+    // 1. Storage offset 2^61, stride 2^63 - 2^60: offset + 2*stride wraps past 2^64 to 0, inside
+    //    the 16-value storage (the reader once formed a wild pointer: SIGSEGV).
+    CHECK(open_error(one_tensor(false, 16, std::int64_t(1) << 61, {3}, {std::int64_t(0x7000000000000000)}))
+              .find("reaches past its storage") != std::string::npos);
+    // An offset already past the storage, with a shape of ones (no stride arithmetic at all).
+    CHECK(open_error(one_tensor(false, 16, 17, {1, 1}, {1, 1})).find("reaches past its storage") != std::string::npos);
+    CHECK(open_error(one_tensor(false, 16, 16, {1}, {1})).find("reaches past its storage") != std::string::npos);
+    // An empty view may sit at the storage's end, not past it.
+    CHECK_NOTHROW(TorchCheckpoint::from_bytes(tfm_craft::torch_bytes(one_tensor(false, 16, 16, {0, 4}, {4, 1})), "m.bin"));
+    CHECK(open_error(one_tensor(false, 16, std::int64_t(1) << 62, {0}, {1})).find("reaches past") != std::string::npos);
+    // Sizes whose product overflows 2^64, strides of zero (broadcast) and negative values.
+    CHECK(open_error(one_tensor(false, 16, 0, {std::int64_t(1) << 32, std::int64_t(1) << 32, 16}, {0, 0, 1}))
+              .find("more elements than its storage") != std::string::npos);
+    CHECK(open_error(one_tensor(false, 16, -1, {4}, {1})).find("not a non-negative integer") != std::string::npos);
+    CHECK(open_error(one_tensor(false, 16, 0, {4}, {-1})).find("not a non-negative integer") != std::string::npos);
+
+    // 2. Legacy format: a view whose offset plus the tensor's storage offset wraps to 2^64 - 4096
+    //    (the reader once read 4096 floats before the storage and exited 0).
+    tfm_craft::Checkpoint wrap = one_tensor(true, 1024, std::numeric_limits<std::int64_t>::max() - 4094, {5000}, {1});
+    wrap.tensors[0].has_view = true;
+    wrap.tensors[0].view = {"1", std::numeric_limits<std::int64_t>::max(), 8};
+    CHECK(open_error(wrap).find("storage view '1'") != std::string::npos);
+    // A view in bounds, the tensor past the view's end (though inside the root storage).
+    tfm_craft::Checkpoint past = one_tensor(true, 1024, 4, {8}, {1});
+    past.tensors[0].has_view = true;
+    past.tensors[0].view = {"1", 8, 8};
+    CHECK(open_error(past).find("past its storage view") != std::string::npos);
+    // A good view reads from its place in the root storage: root[8:16] as [2,4].
+    tfm_craft::Checkpoint view = one_tensor(true, 1024, 0, {2, 4}, {4, 1});
+    view.tensors[0].has_view = true;
+    view.tensors[0].view = {"1", 8, 8};
+    const FloatArray v = TorchCheckpoint::from_bytes(tfm_craft::torch_bytes(view), "m.bin").get("w");
+    CHECK(std::vector<float>(v.begin(), v.end()) == std::vector<float>{8, 9, 10, 11, 12, 13, 14, 15});
+    // The count written before a legacy storage's bytes must be the declared one.
+    tfm_craft::Checkpoint miscount = one_tensor(true, 16, 0, {4}, {1});
+    miscount.storages[0].stored_numel = 8;
+    CHECK(open_error(miscount).find("of another size than declared") != std::string::npos);
+}
+
+TEST_CASE("torch checkpoint: deflated archives read, and expand only within a budget (issue 49)") {
+    // A valid checkpoint zipped with deflate (64000 values in far fewer bytes) reads.
+    tfm_craft::Checkpoint ck = one_tensor(false, 64000, 0, {250, 256}, {256, 1});
+    ck.deflate = true;
+    const std::string bytes = tfm_craft::torch_bytes(ck);
+    REQUIRE(bytes.size() < 64000 * 4);
+    const FloatArray w = TorchCheckpoint::from_bytes(bytes, "m.bin").get("w");
+    CHECK(w(249, 255) == 63999.0f);
+    // 96 MiB of zeros deflate to ~100 KB: past 16x the archive (and the 64 MiB floor).
+    tfm_craft::Checkpoint bomb;
+    bomb.deflate = true;
+    bomb.storages.push_back({"0", "FloatStorage", 24 << 20, std::string(std::size_t(96) << 20, '\0')});
+    tfm_craft::Tensor t;
+    t.shape = {24 << 20};
+    t.stride = {1};
+    bomb.tensors.push_back(t);
+    const std::string bomb_bytes = tfm_craft::torch_bytes(bomb);
+    REQUIRE(bomb_bytes.size() < (std::size_t(1) << 20));
+    const std::string e = error_of([&] { TorchCheckpoint::from_bytes(bomb_bytes, "m.bin"); });
+    CHECK(e.rfind("m.bin: ", 0) == 0);
+    CHECK(e.find("more than the archive may expand to") != std::string::npos);
+    // TFM_ZIP_RATIO raises the budget; a value that is not a positive integer is a usage error.
+    ::setenv("TFM_ZIP_RATIO", "100000", 1);
+    CHECK(TorchCheckpoint::from_bytes(bomb_bytes, "m.bin").shape("w") == Shape{24 << 20});
+    ::setenv("TFM_ZIP_RATIO", "-3", 1);
+    CHECK(error_of([&] { TorchCheckpoint::from_bytes(bomb_bytes, "m.bin"); }).find("TFM_ZIP_RATIO") != std::string::npos);
+    ::unsetenv("TFM_ZIP_RATIO");
 }

@@ -109,7 +109,7 @@ Npz Npz::from_bytes(std::string bytes, const std::string& path) {
     s.path = path;
     s.bytes = std::move(bytes);
     if (!is_zip(s.bytes)) throw Error(path + ": not a .npz archive (not a zip file)");
-    s.zip = std::make_unique<ZipArchive>(s.bytes, path, kMaxEntryBytes);
+    s.zip = std::make_unique<ZipArchive>(s.bytes, path);
     for (const std::string& member : s.zip->names()) {
         if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
             throw Error(path + ": entry '" + member + "' is not a .npy array");

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "tfm/base/checked.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/io/pickle.hpp"
@@ -41,16 +42,30 @@ Shape as_shape(const Value* v, const std::string& what, const std::string& path)
     return s;
 }
 
+// Whether every element of the view (offset, shape, stride) lies in [0, numel): its furthest
+// element, offset + sum (shape[d]-1)*stride[d], computed without overflow. An empty view
+// touches nothing but its offset must still lie inside (or at the end of) the storage.
+bool view_fits(std::size_t offset, const Shape& shape, const Shape& stride, std::size_t numel) {
+    for (std::size_t dim : shape)
+        if (dim == 0) return offset <= numel;
+    std::size_t last = offset;
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        if (!checked::mul_add(shape[d] - 1, stride[d], last, &last)) return false;
+    return last < numel;
+}
+
 }  // namespace
 
 // The unpickling of one checkpoint: what the hooks build, then the state dict walked.
 struct TorchReader {
     TorchCheckpoint& ck;
     bool legacy;
-    std::size_t limit;  // the file's size: no storage holds more bytes
+    std::size_t limit;  // bytes a storage may hold: the file's size (legacy), the archive's expansion budget (zip)
     struct StorageRef {
         std::string key;
-        std::size_t offset = 0;  // legacy views: elements into the root storage
+        bool view = false;           // a legacy view into the root storage:
+        std::size_t offset = 0;      //   its first element there
+        std::size_t view_size = 0;   //   and how many it has
     };
 
     pickle::Hooks hooks() {
@@ -74,15 +89,22 @@ struct TorchReader {
         if (!pid.items[2]->is(Kind::String)) throw Error(path + ": a storage key that is not a string");
         const std::string key = pid.items[2]->text;
         const std::size_t numel = as_size(pid.items[4], "a storage's size", path);
-        if (numel > limit / dtype_size(dtype))  // a storage's bytes are in the file
-            throw Error(path + ": storage '" + key + "' claims " + std::to_string(numel) + " values, more than the file holds");
+        if (numel > limit / dtype_size(dtype))  // a storage's bytes are in the file (or what the archive may expand to)
+            throw Error(path + ": storage '" + key + "' claims " + std::to_string(numel) + " values, more than the " +
+                        (legacy ? "file holds" : "archive may expand to"));
         auto ref = std::make_shared<StorageRef>();
         ref->key = key;
         if (legacy && pid.items.size() > 5 && !pid.items[5]->is(Kind::None)) {  // (view key, offset, size)
             const Value& view = *pid.items[5];
             if (!view.is(Kind::Tuple) || view.items.size() != 3 || !view.items[0]->is(Kind::String))
                 throw Error(path + ": a storage view that is not (key, offset, size)");
+            ref->view = true;
             ref->offset = as_size(view.items[1], "a storage view's offset", path);
+            ref->view_size = as_size(view.items[2], "a storage view's size", path);
+            if (!checked::span_fits(ref->offset, ref->view_size, numel))
+                throw Error(path + ": storage view '" + (view.items[0]->text) + "' [" + std::to_string(ref->offset) + ", +" +
+                            std::to_string(ref->view_size) + ") reaches past its storage '" + key + "' of " +
+                            std::to_string(numel) + " values");
         }
         auto& st = ck.storages_[key];
         if (!st.dtype.empty() && (st.dtype != dtype || st.numel != numel))
@@ -103,11 +125,17 @@ struct TorchReader {
             auto t = std::make_shared<TorchCheckpoint::Tensor>();
             t->storage = ref.key;
             t->dtype = ck.storages_[ref.key].dtype;
-            t->offset = ref.offset + as_size(args.items[1], "a tensor's storage offset", path);
+            const std::size_t offset = as_size(args.items[1], "a tensor's storage offset", path);
             t->shape = as_shape(args.items[2], "a tensor's size", path);
             t->stride = as_shape(args.items[3], "a tensor's stride", path);
             if (t->stride.size() != t->shape.size())
                 throw Error(path + ": a tensor's size and stride differ in rank");
+            // A legacy view's tensor lies inside the view; then its offset is the view's plus its own.
+            if (ref.view && !view_fits(offset, t->shape, t->stride, ref.view_size))
+                throw Error(path + ": a tensor " + shape_str(t->shape) + " at offset " + std::to_string(offset) +
+                            " reaches past its storage view of " + std::to_string(ref.view_size) + " values");
+            if (!checked::add(ref.offset, offset, &t->offset))
+                throw Error(path + ": a tensor's storage offset " + std::to_string(offset) + " overflows");
             return doc.make_object("tensor", t);
         }
         if (f.text == "torch._utils._rebuild_parameter") {  // (data, requires_grad, hooks)
@@ -138,22 +166,16 @@ void check_storage_sizes(const std::map<std::string, TorchCheckpoint::Storage>& 
                          const std::map<std::string, TorchCheckpoint::Tensor>& tensors, const std::string& path) {
     for (const auto& [name, t] : tensors) {
         const auto& st = storages.at(t.storage);
-        // The furthest element the view touches must lie inside its storage.
-        std::size_t last = t.offset, count = 1;
-        for (std::size_t d = 0; d < t.shape.size(); ++d) {
-            if (t.shape[d] == 0) count = 0;
-            else if (t.stride[d] && (t.shape[d] - 1) > (st.numel - last) / t.stride[d])
-                throw Error(path + ": tensor '" + name + "' reaches past its storage '" + t.storage + "'");
-            else last += (t.shape[d] - 1) * t.stride[d];
-        }
-        if (count && last >= st.numel) throw Error(path + ": tensor '" + name + "' reaches past its storage '" + t.storage + "'");
+        if (!view_fits(t.offset, t.shape, t.stride, st.numel))
+            throw Error(path + ": tensor '" + name + "' " + shape_str(t.shape) + " at offset " + std::to_string(t.offset) +
+                        " with strides " + shape_str(t.stride) + " reaches past its storage '" + t.storage + "' of " +
+                        std::to_string(st.numel) + " values");
         // No more elements than its storage holds (a broadcast view, stride 0, is refused).
         std::size_t elements = 1;
-        for (std::size_t dim : t.shape) {
-            if (dim && elements > st.numel / dim)
-                throw Error(path + ": tensor '" + name + "' has more elements than its storage '" + t.storage + "'");
-            elements *= dim;
-        }
+        for (std::size_t dim : t.shape)
+            if (!checked::mul(elements, dim, &elements) || elements > st.numel)
+                throw Error(path + ": tensor '" + name + "' " + shape_str(t.shape) + " has more elements than its storage '" +
+                            t.storage + "' of " + std::to_string(st.numel) + " values");
     }
 }
 
@@ -171,7 +193,8 @@ TorchCheckpoint TorchCheckpoint::from_bytes(const std::string& bytes, const std:
     pickle::Hooks hooks = reader.hooks();
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     if (!reader.legacy) {
-        ZipArchive zip(bytes, path, bytes.size());
+        ZipArchive zip(bytes, path);
+        reader.limit = zip.budget();
         std::string prefix;
         for (const std::string& name : zip.names())
             if (name.size() >= 9 && name.compare(name.size() - 9, 9, "/data.pkl") == 0) prefix = name.substr(0, name.size() - 8);
@@ -272,12 +295,16 @@ FloatArray TorchCheckpoint::get(const std::string& name) const {
         gathered.resize(n * size);
         std::vector<std::size_t> index(rank, 0);
         std::size_t element = t.offset;
+        // element = offset + sum index[d]*stride[d] stays within the view (checked at open): it
+        // steps forward inside a dimension and back to its start past the end, never wrapping.
         for (std::size_t i = 0; i < n; ++i) {
             std::memcpy(&gathered[i * size], base + element * size, size);
             for (std::size_t d = rank; d-- > 0;) {
-                element += t.stride[d];
-                if (++index[d] < t.shape[d]) break;
-                element -= t.stride[d] * t.shape[d];
+                if (++index[d] < t.shape[d]) {
+                    element += t.stride[d];
+                    break;
+                }
+                element -= (t.shape[d] - 1) * t.stride[d];
                 index[d] = 0;
             }
         }

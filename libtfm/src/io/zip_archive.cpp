@@ -3,8 +3,11 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <memory>
 
+#include "tfm/base/checked.hpp"
 #include "tfm/base/error.hpp"
 
 namespace tfm {
@@ -21,8 +24,24 @@ std::string zip_message(zip_error_t* e) {
 
 bool is_zip(const std::string& b) { return b.size() >= 4 && b.compare(0, 4, "PK\x03\x04", 4) == 0; }
 
-ZipArchive::ZipArchive(const std::string& bytes, const std::string& path, std::size_t max_entry)
-    : limit_(max_entry), path_(path) {
+std::size_t zip_expansion_budget(std::size_t archive_bytes) {
+    constexpr std::size_t kFloor = std::size_t(64) << 20, kCeiling = std::size_t(64) << 30;
+    std::size_t ratio = 16;
+    if (const char* env = std::getenv("TFM_ZIP_RATIO"); env && *env) {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long v = std::strtoull(env, &end, 10);
+        if (errno || !end || *end || v == 0 || env[0] == '-')
+            throw UsageError("TFM_ZIP_RATIO='" + std::string(env) + "' is not a positive integer");
+        ratio = std::size_t(std::min<unsigned long long>(v, kCeiling));
+    }
+    std::size_t budget = 0;
+    if (!checked::mul(ratio, archive_bytes, &budget)) budget = kCeiling;
+    return std::clamp(budget, kFloor, kCeiling);
+}
+
+ZipArchive::ZipArchive(const std::string& bytes, const std::string& path)
+    : budget_(zip_expansion_budget(bytes.size())), archive_bytes_(bytes.size()), path_(path) {
     zip_error_t err;
     zip_error_init(&err);
     zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
@@ -50,10 +69,14 @@ std::size_t ZipArchive::size(const std::string& name) const {
     if (zip_stat(z_, name.c_str(), 0, &st) != 0) throw Error(path_ + ": '" + name + "' is missing from the archive");
     const zip_uint64_t need = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD;
     const bool stored = (st.valid & need) == need && st.comp_method == ZIP_CM_STORE;
-    const bool fits = (st.valid & need) == need && st.size <= limit_ &&
+    const bool fits = (st.valid & need) == need &&
                       (stored ? st.size == st.comp_size : st.size / 1032 <= st.comp_size);
     if (!fits)
         throw Error(path_ + ": zip entry '" + name + "' claims " + std::to_string(st.size) + " bytes, more than it can hold");
+    if (st.size > budget_)
+        throw Error(path_ + ": zip entry '" + name + "' expands to " + std::to_string(st.size) + " bytes, more than the " +
+                    std::to_string(budget_) + " left of what a " + std::to_string(archive_bytes_) +
+                    "-byte archive may expand to (TFM_ZIP_RATIO times its size, at least 64 MiB; raise TFM_ZIP_RATIO to allow it)");
     return std::size_t(st.size);
 }
 
@@ -69,7 +92,7 @@ std::string ZipArchive::read_prefix(const std::string& name, std::size_t n) cons
     return data;
 }
 
-std::string ZipArchive::read(const std::string& name, std::size_t expected) const {
+std::string ZipArchive::read(const std::string& name, std::size_t expected) {
     const std::size_t n = size(name);
     if (expected != SIZE_MAX && n != expected)
         throw Error(path_ + ": zip entry '" + name + "' holds " + std::to_string(n) + " bytes, " +
@@ -85,6 +108,7 @@ std::string ZipArchive::read(const std::string& name, std::size_t expected) cons
     zip_fclose(f);
     if (got < 0 || zip_uint64_t(got) != n)
         throw Error(path_ + ": zip entry '" + name + "': " + (why.empty() ? "truncated" : why));
+    budget_ -= n;  // n <= budget_ (size)
     return data;
 }
 
