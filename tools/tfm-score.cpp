@@ -14,6 +14,7 @@
 #include "common/source_lines.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/decode/scorer.hpp"
 #include "tfm/io/line_reader.hpp"
@@ -41,6 +42,8 @@ public:
             if (!tsv_->next(l)) return false;
             const std::size_t tab = l.find('\t');
             if (tab == std::string::npos) throw tfm::Error("line " + std::to_string(line_) + ": no tab between source and target");
+            if (l.find('\t', tab + 1) != std::string::npos)
+                throw tfm::Error("line " + std::to_string(line_) + ": more than one tab (a line is source<TAB>target)");
             source = l.substr(0, tab);
             target = l.substr(tab + 1);
             return true;
@@ -136,6 +139,15 @@ int main(int argc, char** argv) {
                             sid = ids_line(s, c.source_vocab(), c.eos_id);
                             tid = ids_line(t, c.target_vocab(), c.eos_id);
                         } else {
+                            // A score is of the whole pair: a text past what the model's positions can
+                            // spell is refused before tokenizing, so no line costs more than that.
+                            const std::size_t budget = tfm::text_budget(c.max_positions);
+                            for (const std::string* text : {&s, &t})
+                                if (text->size() > budget)
+                                    throw tfm::Error(std::string(text == &s ? "source" : "target") + " of " +
+                                                     std::to_string(text->size()) + " bytes, more than the " +
+                                                     std::to_string(budget) + " read for the model's " +
+                                                     std::to_string(c.max_positions) + " positions");
                             sid = md.tokenizer.encode(!prefix.empty() && s.compare(0, 2, ">>") != 0 ? prefix + s : s);
                             tid = md.tokenizer.encode_target(t);
                         }

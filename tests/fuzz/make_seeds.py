@@ -73,3 +73,12 @@ for name, save in (("stored", np.savez), ("deflated", np.savez_compressed)):
     buf = io.BytesIO()
     save(buf, **arrays)
     write("npz", name, buf.getvalue())
+
+# The structure-aware targets read their choices from the bytes (FuzzedDataProvider): any
+# bytes are a valid description; these start them from a few different ones.
+rng = np.random.default_rng(49)
+for target in ("torch_structured", "npz_structured"):
+    for i in range(4):
+        write(target, f"random_{i}", rng.integers(0, 256, 96 + 64 * i, dtype=np.uint8).tobytes())
+    write(target, "zeros", bytes(128))
+    write(target, "ones", b"\xff" * 128)

@@ -8,6 +8,8 @@
 #include "tfm/model/config.hpp"
 #include "tfm/io/line_reader.hpp"
 #include "tfm/base/utf8.hpp"
+#include "tfm/decode/translator.hpp"
+#include "tfm/model/model_dir.hpp"
 
 using namespace tfm;
 using tfm_test::error_of;
@@ -25,6 +27,44 @@ TEST_CASE("utf8: valid text passes, every kind of invalid sequence becomes U+FFF
     CHECK(sanitize_utf8(std::string("a\0b", 3), &n) == "a b");               // NUL
     CHECK(n == 1);
     CHECK(sanitize_utf8("line\r") == "line");                                // CRLF
+}
+
+TEST_CASE("utf8: a line is cut between characters, at a budget the token limit sets") {
+    CHECK(text_budget(512) == 512 * kTextBytesPerToken);
+    CHECK(text_budget(SIZE_MAX) == SIZE_MAX);  // no overflow: no budget
+    CHECK(cut_text("Grüße", 100) == "Grüße");
+    CHECK(cut_text("Grüße", 3) == "Gr");    // ü (2 bytes) would be split at 3
+    CHECK(cut_text("Grüße", 4) == "Grü");
+    CHECK(cut_text("東京", 5) == "東");      // 3-byte characters
+    CHECK(cut_text("🙂🙂", 7) == "🙂");     // 4-byte characters
+    CHECK(cut_text("🙂", 0).empty());
+    // Invalid UTF-8 (continuation bytes alone) still cuts at the budget, never past it: the
+    // sanitizer replaces what is left.
+    CHECK(cut_text(std::string(100, '\x80'), 10).size() >= 6);
+    CHECK(cut_text(std::string(100, '\x80'), 10).size() <= 10);
+}
+
+TEST_CASE("source ids: a line past the budget is cut before tokenizing, and says so") {
+    const ModelDir md = load_model_dir(std::string(TFM_SOURCE) + "/share/models/multi30k-de-en");
+    const ModelConfig& c = md.model.config;
+    const std::string whole = "Ein Hund läuft.";
+    const SourceIds plain = source_ids(md.tokenizer, whole, c);
+    CHECK_FALSE(plain.truncated);
+    CHECK(plain.line_bytes == 0);
+    CHECK(plain.cap == c.max_positions);
+    // The same sentence, then spaces past the budget for 8 tokens, then more words.
+    const std::string line = whole + std::string(text_budget(8), ' ') + "Zwei Katzen.";
+    const SourceIds cut = source_ids(md.tokenizer, line, c, 8);
+    CHECK(cut.truncated);
+    CHECK(cut.line_bytes == line.size());
+    CHECK(cut.cap == 8);
+    CHECK(cut.ids == plain.ids);  // what was kept tokenizes as the sentence alone
+    // Cut by tokens only: the budget is not reached.
+    const SourceIds tokens = source_ids(md.tokenizer, whole + " " + whole + " " + whole, c, 8);
+    CHECK(tokens.truncated);
+    CHECK(tokens.line_bytes == 0);
+    CHECK(tokens.ids.size() == 8);
+    CHECK(tokens.full_length > 8);
 }
 
 TEST_CASE("line reader: plain and gzip files, a truncated gzip is an error") {

@@ -23,8 +23,8 @@ std::vector<BertInput> BertReader::next_window(std::size_t window) {
                 input = bert_input(tokenizer, line, nullptr, max_positions, max_tokens);
             }
             if (input.truncated)
-                report_cut(lines_read, input.full_length, input.ids.size(), !max_tokens || max_tokens >= max_positions,
-                           strict, warn);
+                report_cut({lines_read, input.full_length, input.cap, input.line_bytes},
+                           !max_tokens || max_tokens >= max_positions, strict, warn);
             out.push_back(std::move(input));
         }
     });

@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
 
 namespace tfm::tool {
 
@@ -29,20 +30,26 @@ void SourceReader::read_into(std::vector<std::vector<std::int64_t>>& out, std::s
             throw Error("line " + std::to_string(lines_read) + ": " + e.what());
         }
         if (s.truncated)
-            report_cut(lines_read, s.full_length, s.ids.size(), !max_tokens || max_tokens >= config.max_positions, strict,
-                       warn);
+            report_cut({lines_read, s.full_length, s.cap, s.line_bytes}, !max_tokens || max_tokens >= config.max_positions, strict, warn);
         if (spell) spellings.push_back(std::move(s.spellings));
         out.push_back(std::move(s.ids));
     }
 }
 
-void report_cut(std::size_t line, std::size_t full, std::size_t cap, bool by_model, bool strict,
-                const std::function<void(const std::string&)>& warn) {
-    const std::string what = "line " + std::to_string(line) + ": " + std::to_string(full) + " tokens, more than " +
-                             (by_model ? "the model's " + std::to_string(cap) + " positions"
-                                       : "--max-input-length " + std::to_string(cap));
+void report_cut(const Cut& cut, bool by_model, bool strict, const std::function<void(const std::string&)>& warn) {
+    const std::string limit = by_model ? "the model's " + std::to_string(cut.cap) + " positions"
+                                       : "--max-input-length " + std::to_string(cut.cap);
+    std::string what = "line " + std::to_string(cut.line) + ": ";
+    if (cut.line_bytes) {  // cut before tokenizing: the tokens it would have made are not known
+        what += std::to_string(cut.line_bytes) + " bytes, more than the " + std::to_string(text_budget(cut.cap)) +
+                " read for " + limit;
+        if (strict) throw Error(what);
+        return warn(what + "; cut to " + std::to_string(text_budget(cut.cap)) + " bytes before tokenizing" +
+                    (cut.tokens > cut.cap ? ", then to " + std::to_string(cut.cap) + " tokens" : ""));
+    }
+    what += std::to_string(cut.tokens) + " tokens, more than " + limit;
     if (strict) throw Error(what);
-    warn(what + "; cut to " + std::to_string(cap));
+    warn(what + "; cut to " + std::to_string(cut.cap));
 }
 
 void add_input_limit_options(CLI::App& app, std::size_t& max_tokens, bool& strict) {

@@ -58,10 +58,15 @@ std::vector<T> read_window(std::exception_ptr& pending, Read&& read) {
     return out;
 }
 
-// Line `line` cut from `full` tokens to `cap` (the model's positions when by_model, else
-// --max-input-length): a warning, or with strict an Error.
-void report_cut(std::size_t line, std::size_t full, std::size_t cap, bool by_model, bool strict,
-                const std::function<void(const std::string&)>& warn);
+// A source cut to fit: line `line` of `tokens` tokens held to `cap` tokens (the model's
+// positions when by_model, else --max-input-length); line_bytes, when not 0, is the length of
+// a line that was cut to text_budget(cap) bytes before tokenizing (tokens then counts what
+// that kept).
+struct Cut {
+    std::size_t line = 0, tokens = 0, cap = 0, line_bytes = 0;
+};
+// A warning for the cut, or with strict an Error.
+void report_cut(const Cut& cut, bool by_model, bool strict, const std::function<void(const std::string&)>& warn);
 
 // --max-input-length N and --strict: how long a source may be, and whether a longer one is
 // cut (with a warning) or refused.

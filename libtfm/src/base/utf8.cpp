@@ -1,5 +1,9 @@
 #include "tfm/base/utf8.hpp"
 
+#include <cstdint>
+
+#include "tfm/base/checked.hpp"
+
 namespace tfm {
 
 std::string sanitize_utf8(std::string_view text, std::size_t* replaced) {
@@ -44,6 +48,19 @@ std::string sanitize_utf8(std::string_view text, std::size_t* replaced) {
     }
     if (replaced) *replaced = bad;
     return out;
+}
+
+std::size_t text_budget(std::size_t tokens) {
+    std::size_t bytes = 0;
+    return checked::mul(tokens, kTextBytesPerToken, &bytes) ? bytes : SIZE_MAX;
+}
+
+std::string_view cut_text(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return text;
+    std::size_t n = max_bytes;
+    // Back over continuation bytes (10xxxxxx) to the start of the character that would be split.
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xc0) == 0x80 && max_bytes - n < 4) --n;
+    return text.substr(0, n);
 }
 
 }  // namespace tfm

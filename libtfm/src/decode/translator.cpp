@@ -8,16 +8,22 @@
 #include "tfm/model/decoder.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
+#include "tfm/base/utf8.hpp"
 #include "tfm/io/text_tensor.hpp"
 
 namespace tfm {
 
 namespace {
 // s.ids (and s.spellings, when there are) cut to fit, or emptied when only eos is there.
+std::size_t token_cap(const ModelConfig& c, std::size_t max_tokens) {
+    return max_tokens ? std::min(max_tokens, c.max_positions) : c.max_positions;
+}
+
 SourceIds fit(SourceIds s, const ModelConfig& c, std::size_t max_tokens) {
     if (s.ids.size() == 1 && s.ids[0] == c.eos_id) s.ids.clear(), s.spellings.clear();  // no pieces: an empty source
     s.full_length = s.ids.size();
-    const std::size_t cap = max_tokens ? std::min(max_tokens, c.max_positions) : c.max_positions;
+    s.truncated = s.line_bytes != 0;
+    const std::size_t cap = s.cap = token_cap(c, max_tokens);
     if (s.ids.size() > cap) {
         s.ids.resize(cap);
         s.ids.back() = c.eos_id;
@@ -34,12 +40,15 @@ SourceIds fit(SourceIds s, const ModelConfig& c, std::size_t max_tokens) {
 SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens,
                      bool spell) {
     SourceIds s;
-    s.ids = tok.encode(line, spell ? &s.spellings : nullptr);
+    // No more text than the tokens kept can spell: a line's cost is bounded by the model.
+    const std::string_view kept = cut_text(line, text_budget(token_cap(c, max_tokens)));
+    if (kept.size() < line.size()) s.line_bytes = line.size();
+    s.ids = tok.encode(kept, spell ? &s.spellings : nullptr);
     return fit(std::move(s), c, max_tokens);
 }
 
 SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens) {
-    auto parsed = parse_integers(line);
+    auto parsed = parse_integers(line);  // linear in the line
     if (!parsed) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
     SourceIds s;
     s.ids = std::move(*parsed);

@@ -9,6 +9,7 @@
 #include "tfm/base/error.hpp"
 #include "tfm/base/fast_math.hpp"
 #include "tfm/base/parallel.hpp"
+#include "tfm/base/utf8.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/io/json.hpp"
 #include "tfm/io/safetensors.hpp"
@@ -130,13 +131,22 @@ void load_bert_weights(BertModel& m, const TensorFile& f) {
 
 BertInput bert_input(const WordPiece& tok, std::string_view a, const std::string_view* b, std::size_t max_positions,
                      std::size_t max_tokens) {
-    std::vector<std::int64_t> first = tok.encode(a), second;
-    if (b) second = tok.encode(*b);
-    BertInput in;
-    if (first.empty() && !b) return in;  // nothing to encode: an empty record
     const std::size_t specials = b ? 3 : 2;
     const std::size_t cap = std::max(max_tokens ? std::min(max_tokens, max_positions) : max_positions, specials);
+    // No more text than the tokens kept can spell (normalising is superlinear on some input).
+    const std::size_t budget = text_budget(cap);
+    const std::string_view a_kept = cut_text(a, budget), b_kept = b ? cut_text(*b, budget) : std::string_view();
+    BertInput in;
+    in.cap = cap;
+    if (a_kept.size() < a.size() || (b && b_kept.size() < b->size())) in.line_bytes = a.size() + (b ? b->size() : 0);
+    std::vector<std::int64_t> first = tok.encode(a_kept), second;
+    if (b) second = tok.encode(b_kept);
+    if (first.empty() && !b) {  // nothing to encode: an empty record
+        in.line_bytes = 0;
+        return in;
+    }
     in.full_length = first.size() + second.size() + specials;
+    in.truncated = in.line_bytes != 0;
     while (first.size() + second.size() + specials > cap) {  // HF's longest_first
         if (first.size() > second.size()) first.pop_back();
         else second.pop_back();

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
 #include "tfm/io/line_reader.hpp"
 #include "tfm/base/random.hpp"
 
@@ -25,6 +26,12 @@ Corpus load_parallel(const std::string& src_path, const std::string& tgt_path, c
                         std::to_string(nb) + ": the files must be line-aligned");
         }
         ++c.lines;
+        // A line past what max_len tokens can spell is long without tokenizing it (whose cost
+        // could grow faster than the line).
+        if (a.size() > text_budget(max_len) || b.size() > text_budget(max_len)) {
+            ++c.skipped_long;
+            continue;
+        }
         SentencePair p{tok.encode(a), tok.encode_target(b), b};
         p.tgt.pop_back();  // eos becomes the last label, not an input
         if (p.src.size() <= 1 || p.tgt.empty()) {

@@ -23,8 +23,10 @@ namespace tfm {
 struct SourceIds {
     std::vector<std::int64_t> ids;
     std::vector<TokenSpelling> spellings;  // when asked: one per id (a cut source's eos has none)
-    std::size_t full_length = 0;  // before any cut
-    bool truncated = false;
+    std::size_t full_length = 0;  // tokens before any cut to the token limit
+    std::size_t line_bytes = 0;   // the line's bytes, when it was cut to text_budget() before tokenizing
+    std::size_t cap = 0;          // the tokens it was held to
+    bool truncated = false;       // cut, before tokenizing or after
 };
 SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0,
                      bool spell = false);

@@ -44,8 +44,10 @@ void load_bert_weights(BertModel& m, const TensorFile& file);
 // One sequence of a batch: ids with [CLS]/[SEP] and their segment ids.
 struct BertInput {
     std::vector<std::int64_t> ids, segments;
-    std::size_t full_length = 0;  // before any cut
-    bool truncated = false;
+    std::size_t full_length = 0;  // tokens before any cut to the token limit
+    std::size_t line_bytes = 0;   // the texts' bytes, when they were cut to text_budget() before tokenizing
+    std::size_t cap = 0;          // the tokens it was held to
+    bool truncated = false;       // cut, before tokenizing or after
 };
 
 // [CLS] a [SEP] (segment 0), and for a pair b [SEP] (segment 1) after it; longer than
