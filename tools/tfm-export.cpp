@@ -9,6 +9,7 @@
 #include "common/weights_dtype_option.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/import/marian.hpp"
+#include "tfm/io/dir_guard.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/train/checkpoint.hpp"
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
     std::string in, out, dtype = "f32";
     std::size_t average = 0;
     app.add_option("-m,--model", in, "Model directory to export (or a Marian release: see tfm-marian)")->required();
-    app.add_option("-o,--output", out, "Directory to write (created; must not hold a model yet)")->required();
+    app.add_option("-o,--output", out, "Directory to write (created whole when the export succeeds; must be empty or absent)")->required();
     tfm::tool::add_weights_dtype_option(app, dtype);
     app.add_option("--average-last", average,
                    "Export the mean of the model directory's last K training checkpoints (DIR/checkpoints, as "
@@ -51,8 +52,13 @@ int main(int argc, char** argv) {
                 throw tfm::Error(paths.front() + ": another architecture than " + in + "/config.json");
             md.model = std::move(mean);
         }
-        tfm::copy_tokenizer(in, out);
-        tfm::save_model(out, md.model, upper);
-        if (md.generation.present()) tfm::save_generation_config(out, md.generation, md.model.config);
+        // Written beside -o and moved in whole: a failure, a full disk or a signal leaves nothing.
+        tfm::StagedDir staged(out, false);
+        staged.fill([&](const std::string& dir) {
+            tfm::copy_tokenizer(in, dir);
+            tfm::save_model(dir, md.model, upper);
+            if (md.generation.present()) tfm::save_generation_config(dir, md.generation, md.model.config);
+        });
+        staged.commit();
     });
 }

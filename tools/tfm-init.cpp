@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
         // Built beside its place and moved in whole: nothing is overwritten without --force.
         tfm::StagedDir staged(out, force);
         tfm::tool::VocabularySource vocab{spm, texts, {}, false, spm_opt};
-        tfm::tool::create_model(staged.path(), arch, vocab, seed, 1);
+        staged.fill([&](const std::string& dir) { tfm::tool::create_model(dir, arch, vocab, seed, 1); });
         staged.commit();
     });
 }

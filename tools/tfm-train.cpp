@@ -221,7 +221,9 @@ int main(int argc, char** argv) {
             tfm::tool::VocabularySource vocab{f.spm, {f.src}, {f.tgt}, f.separate, {}};
             vocab.training.vocab_size = f.vocab;
             vocab.training.seed = f.seed;
-            tfm::tool::create_model(staged->path(), arch, vocab, f.seed, 4);  // weights, gradients, Adam's moments
+            staged->fill([&](const std::string& dir) {
+                tfm::tool::create_model(dir, arch, vocab, f.seed, 4);  // weights, gradients, Adam's moments
+            });
         }
         if (!f.resume && !lead && !tfm::path_present(cfg_path))
             throw tfm::Error(f.out + ": rank 0 made the model here, but this rank does not see it: -o must be a "

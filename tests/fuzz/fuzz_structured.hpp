@@ -33,7 +33,8 @@ inline std::int64_t interesting_int(FuzzedDataProvider& fdp) {
     switch (fdp.ConsumeIntegralInRange(0, 3)) {
         case 0: return fdp.ConsumeIntegralInRange<std::int64_t>(0, 70);
         case 1: return fdp.PickValueInArray(edges);
-        case 2: return fdp.PickValueInArray(edges) + fdp.ConsumeIntegralInRange<std::int64_t>(-8, 8);
+        case 2:  // near an edge, wrapping as two's complement does
+            return std::int64_t(std::uint64_t(fdp.PickValueInArray(edges)) + std::uint64_t(fdp.ConsumeIntegralInRange<std::int64_t>(-8, 8)));
         default: return fdp.ConsumeIntegral<std::int64_t>();
     }
 }

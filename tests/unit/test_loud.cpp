@@ -4,7 +4,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <fstream>
 #include <string>
@@ -120,6 +123,45 @@ TEST_CASE("dirs: a staged directory appears whole or not at all; a lock names it
     // process would.
     CHECK(error_of([&] { DirLock second(out); })
               .find("in use by another tfm-train (process " + std::to_string(::getpid()) + ")") != std::string::npos);
+}
+
+TEST_CASE("staged directories: a fatal signal removes the staging directory, then kills as it would") {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        CAPTURE(sig);
+        tfm_test::TempDir dir;
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {  // a staged directory half written, with a subdirectory, then the signal
+            ::signal(sig, SIG_DFL);
+            StagedDir staged(dir.file("model"), false);
+            std::ofstream(staged.path() + "/a") << "1";
+            ::mkdir((staged.path() + "/sub").c_str(), 0755);
+            std::ofstream(staged.path() + "/sub/b") << std::string(100000, 'x');
+            ::raise(sig);
+            ::_exit(0);  // not reached: the signal kills
+        }
+        int status = 0;
+        REQUIRE(::waitpid(child, &status, 0) == child);
+        CHECK(WIFSIGNALED(status));
+        CHECK(WTERMSIG(status) == sig);
+        CHECK(std::system(("test -z \"$(ls -A '" + dir.path + "')\"").c_str()) == 0);  // nothing left
+    }
+    // An ignored signal stays ignored (nohup): the staged directory is made and committed.
+    tfm_test::TempDir dir;
+    ::signal(SIGHUP, SIG_IGN);
+    {
+        StagedDir staged(dir.file("model"), false);
+        ::raise(SIGHUP);
+        staged.commit();
+    }
+    ::signal(SIGHUP, SIG_DFL);
+    struct stat st {};
+    CHECK(::stat(dir.file("model").c_str(), &st) == 0);
+    // Errors of what fill() writes name the final directory, not the staging one.
+    StagedDir staged(dir.file("other"), false);
+    const std::string e = error_of([&] { staged.fill([](const std::string& d) { throw Error(d + "/x: No space left on device"); }); });
+    CHECK(e == dir.file("other") + "/x: No space left on device");
+    CHECK(error_of([&] { staged.fill([](const std::string& d) { throw UsageError(d + ": bad"); }); }) == dir.file("other") + ": bad");
 }
 
 TEST_CASE("text: integers are exact int64 or refused; '+-1' is not a number") {

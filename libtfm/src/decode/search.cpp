@@ -31,6 +31,16 @@ void StepFunction::attention(std::size_t, std::vector<float>&) const {
 
 namespace {
 
+// A step's log-probabilities [n,V] hold no NaN: a model whose activations overflow float32
+// (finite but absurd weights) is an error, never a hypothesis of pad ids with a NaN score.
+void check_step(const std::vector<float>& lp, std::size_t step) {
+    int nan = 0;
+    for (float x : lp) nan |= x != x;  // one vectorised pass
+    if (nan)
+        throw Error("the model's log-probabilities are NaN at decoding step " + std::to_string(step + 1) +
+                    ": its activations overflow float32 (are its weights sane?)");
+}
+
 void check(std::size_t batch, const SearchOptions& opt) {
     if (opt.max_len.size() != batch)
         throw Error("search: " + std::to_string(opt.max_len.size()) + " length limits for " + std::to_string(batch) +
@@ -229,6 +239,7 @@ std::vector<std::vector<Hypothesis>> token_by_token(StepFunction& f, std::size_t
         for (const Live& h : live) tokens.push_back(h.path.ids.empty() ? opt.start_id : h.path.ids.back());
         lp.resize(n * v);
         f.step(tokens, mat(lp.data(), n, v));
+        check_step(lp, step);
         ended.assign(n, false);
         for (std::size_t r = 0; r < n; ++r) {
             float* row = lp.data() + r * v;
@@ -285,6 +296,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
         for (const Live& h : live) tokens.push_back(h.path.ids.empty() ? opt.start_id : h.path.ids.back());
         lp.resize(live.size() * v);
         f.step(tokens, mat(lp.data(), live.size(), v));
+        check_step(lp, step);
         // Candidates per sentence: the 2*beam best continuations of each live hypothesis.
         struct Cand {
             double logp;

@@ -422,11 +422,13 @@ void import_marian(const std::string& dir, const std::string& out_dir, const std
     g.forced_eos_token_id = c.eos_id;
 
     StagedDir out(out_dir, replace);
-    save_model(out.path(), model, dtype);
-    write_file_atomic(out.path() + "/vocab.json", vocab_json(src, c.pad_id).dump() + "\n");
-    if (!c.share_embeddings) write_file_atomic(out.path() + "/target_vocab.json", vocab_json(tgt, c.pad_id).dump() + "\n");
-    install_spm(out.path(), files.source_spm, files.target_spm);
-    save_generation_config(out.path(), g, c);
+    out.fill([&](const std::string& staging) {
+        save_model(staging, model, dtype);
+        write_file_atomic(staging + "/vocab.json", vocab_json(src, c.pad_id).dump() + "\n");
+        if (!c.share_embeddings) write_file_atomic(staging + "/target_vocab.json", vocab_json(tgt, c.pad_id).dump() + "\n");
+        install_spm(staging, files.source_spm, files.target_spm);
+        save_generation_config(staging, g, c);
+    });
     out.commit();
 }
 
@@ -529,11 +531,13 @@ void export_marian(const std::string& model_dir, const std::string& out_dir, boo
     dec << YAML::EndMap;
 
     StagedDir out(out_dir, replace);
-    save_npz(out.path() + "/model.npz", arrays);
-    write_file_atomic(out.path() + "/" + src_vocab, vocab_yaml(files.vocab, c.pad_id));
-    if (separate) write_file_atomic(out.path() + "/" + tgt_vocab, vocab_yaml(files.target_vocab, c.pad_id));
-    write_file_atomic(out.path() + "/decoder.yml", std::string(dec.c_str()) + "\n");
-    install_spm(out.path(), files.source, files.target);
+    out.fill([&](const std::string& dir) {
+        save_npz(dir + "/model.npz", arrays);
+        write_file_atomic(dir + "/" + src_vocab, vocab_yaml(files.vocab, c.pad_id));
+        if (separate) write_file_atomic(dir + "/" + tgt_vocab, vocab_yaml(files.target_vocab, c.pad_id));
+        write_file_atomic(dir + "/decoder.yml", std::string(dec.c_str()) + "\n");
+        install_spm(dir, files.source, files.target);
+    });
     out.commit();
 }
 

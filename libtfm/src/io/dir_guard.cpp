@@ -3,11 +3,15 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +47,110 @@ std::string parent_of(const std::string& path) {
     return slash == 0 ? "/" : p.substr(0, slash);
 }
 
+// The staging directories alive now, for the signal handler: fixed slots of NUL-terminated
+// paths, written with the signals blocked so that the handler never sees half a path.
+constexpr int kSlots = 8;
+constexpr std::size_t kPathMax = 4096;
+char g_staging[kSlots][kPathMax];
+volatile std::sig_atomic_t g_used[kSlots];
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Removes dir (relative to parent) and what it holds, `depth` levels of subdirectories deep,
+// with system calls alone (async-signal-safe: no allocation, no stdio).
+void remove_tree_raw(int parent, const char* dir, int depth) {
+    const int fd = ::openat(parent, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        alignas(8) char buf[4096];
+        for (;;) {
+            const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (n <= 0) break;
+            bool removed = false;
+            for (long at = 0; at < n;) {
+                const char* rec = buf + at;
+                std::uint16_t reclen;
+                std::memcpy(&reclen, rec + 16, 2);
+                const unsigned char type = static_cast<unsigned char>(rec[18]);
+                const char* name = rec + 19;
+                at += reclen;
+                if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+                if (type == DT_DIR && depth > 0) remove_tree_raw(fd, name, depth - 1);
+                else ::unlinkat(fd, name, 0);
+                removed = true;
+            }
+            if (removed) ::lseek(fd, 0, SEEK_SET);  // entries move as others go: read again
+            else break;
+        }
+        ::close(fd);
+    }
+    ::unlinkat(parent, dir, AT_REMOVEDIR);
+}
+
+void on_fatal_signal(int sig) {
+    const int saved = errno;
+    for (int i = 0; i < kSlots; ++i)
+        if (g_used[i]) remove_tree_raw(AT_FDCWD, g_staging[i], 4);
+    errno = saved;
+    ::signal(sig, SIG_DFL);  // then die of it, as without the handler
+    ::raise(sig);
+}
+
+// SIGINT, SIGTERM and SIGHUP held back for as long as it lives (delivered after).
+class SignalBlock {
+public:
+    SignalBlock() {
+        sigset_t block;
+        sigemptyset(&block);
+        for (int s : kSignals) sigaddset(&block, s);
+        ::pthread_sigmask(SIG_BLOCK, &block, &old_);
+    }
+    ~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+    SignalBlock(const SignalBlock&) = delete;
+    SignalBlock& operator=(const SignalBlock&) = delete;
+
+private:
+    sigset_t old_;
+};
+
+void install_handlers() {
+    for (int s : kSignals) {
+        struct sigaction now {};
+        if (::sigaction(s, nullptr, &now) != 0 || now.sa_handler != SIG_DFL || (now.sa_flags & SA_SIGINFO)) continue;
+        struct sigaction sa {};
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        for (int b : kSignals) sigaddset(&sa.sa_mask, b);
+        ::sigaction(s, &sa, nullptr);
+    }
+}
+
+void register_staging(const std::string& path) {
+    if (path.size() >= kPathMax) return;  // not removed on a signal, only by the destructor
+    const SignalBlock block;
+    for (int i = 0; i < kSlots; ++i)
+        if (!g_used[i]) {
+            std::memcpy(g_staging[i], path.c_str(), path.size() + 1);
+            g_used[i] = 1;
+            break;
+        }
+    install_handlers();
+}
+
+void unregister_staging(const std::string& path) {
+    const SignalBlock block;
+    for (int i = 0; i < kSlots; ++i)
+        if (g_used[i] && path == g_staging[i]) {
+            g_used[i] = 0;
+            break;
+        }
+}
+
+// message with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string message, const std::string& from, const std::string& to) {
+    for (std::size_t at = message.find(from); !from.empty() && at != std::string::npos; at = message.find(from, at + to.size()))
+        message.replace(at, from.size(), to);
+    return message;
+}
+
 }  // namespace
 
 void remove_tree(const std::string& path) {
@@ -64,13 +172,32 @@ StagedDir::StagedDir(std::string final_path, bool replace) : final_(std::move(fi
         throw Error(final_ + ": cannot create a directory beside it: " + std::strerror(errno));
     ::chmod(tmpl.c_str(), 0755);
     staging_ = tmpl;
+    register_staging(staging_);
 }
 
 StagedDir::~StagedDir() {
-    if (!committed_) remove_tree(staging_);
+    if (!committed_) {
+        remove_tree(staging_);
+        unregister_staging(staging_);
+    }
+}
+
+void StagedDir::fill(const std::function<void(const std::string& dir)>& write) const {
+    try {
+        write(staging_);
+    } catch (const UsageError& e) {
+        throw UsageError(replace_all(e.what(), staging_, final_));
+    } catch (const Interrupted&) {
+        throw;
+    } catch (const BrokenPipe&) {
+        throw;
+    } catch (const Error& e) {
+        throw Error(replace_all(e.what(), staging_, final_));
+    }
 }
 
 void StagedDir::commit() {
+    const SignalBlock block;  // the old directory moved aside and the new one put in place, or neither
     std::string old;
     struct stat st {};
     if (replace_ && ::stat(final_.c_str(), &st) == 0 && !empty_or_missing(final_)) {
@@ -84,6 +211,7 @@ void StagedDir::commit() {
         throw Error(final_ + ": cannot put the new directory in place: " + std::strerror(e));
     }
     committed_ = true;
+    unregister_staging(staging_);
     if (!old.empty()) remove_tree(old);
 }
 

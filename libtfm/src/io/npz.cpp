@@ -142,6 +142,7 @@ FloatArray Npz::get(const std::string& name) const {
     FloatArray out = FloatArray::from_shape(e.shape);
     if (!decode_floats(out.data(), reinterpret_cast<const unsigned char*>(data.data()), e.numel, e.dtype))
         throw Error(impl_->path + ": array '" + name + "' has dtype " + e.dtype + ", not a float type");
+    check_finite(out.data(), e.numel, 0, e.shape, impl_->path, name);
     return out;
 }
 

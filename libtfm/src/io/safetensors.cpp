@@ -218,6 +218,7 @@ void SafeTensors::decode(const std::string& name, const TensorInfo& info, std::s
     if (!decode_floats(out, at, n, info.dtype))
         throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
     release_pages(at, n * dtype_size(info.dtype));
+    check_finite(out, n, first, info.shape, path_, name);
 }
 
 void SafeTensors::read_into(const std::string& name, float* out) const {
@@ -311,6 +312,12 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
     for (const auto& t : tensors) {
         const std::size_t n = checked_numel(t.shape, SIZE_MAX / 8);
         const std::string type = type_of(t);
+        try {
+            check_finite(t.data, n, 0, t.shape, path, t.name);
+        } catch (const Error&) {
+            discard();
+            throw;
+        }
         if (int8(t)) {
             const std::size_t rows = t.shape[0], cols = t.shape[1];
             std::vector<float> scales(rows);
@@ -336,6 +343,12 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
             buf.resize(2 * m);
             for (std::size_t i = 0; i < m; ++i) {
                 const std::uint16_t h = type == "F16" ? float_to_half(t.data[i0 + i]) : float_to_bf16(t.data[i0 + i]);
+                if ((h & 0x7fff) == (type == "F16" ? 0x7c00 : 0x7f80)) {  // a finite value rounded to Inf
+                    discard();
+                    throw Error(path + ": tensor '" + t.name + "' holds " + std::to_string(t.data[i0 + i]) + " at " +
+                                index_str(i0 + i, t.shape) + ", outside what " + type + " holds (largest " +
+                                (type == "F16" ? "65504" : "3.39e38") + ")");
+                }
                 buf[2 * i] = std::uint8_t(h & 0xff);
                 buf[2 * i + 1] = std::uint8_t(h >> 8);
             }

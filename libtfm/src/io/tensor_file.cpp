@@ -46,6 +46,33 @@ void TensorFile::read_into(const std::string& name, float* dst) const {
     std::copy(a.data(), a.data() + a.size(), dst);
 }
 
+std::string index_str(std::size_t flat, const Shape& shape) {
+    std::vector<std::size_t> index(shape.size(), 0);
+    for (std::size_t d = shape.size(); d > 0; --d) {  // the last dimension varies fastest
+        if (shape[d - 1] == 0) break;
+        index[d - 1] = flat % shape[d - 1];
+        flat /= shape[d - 1];
+    }
+    std::string s = "[";
+    for (std::size_t d = 0; d < index.size(); ++d) s += (d ? "," : "") + std::to_string(index[d]);
+    return s + "]";
+}
+
+void check_finite(const float* values, std::size_t n, std::size_t first, const Shape& shape, const std::string& path,
+                  const std::string& name) {
+    // The exponent bits, all ones for Inf and NaN: one pass that vectorises, then the place.
+    const auto* bits = reinterpret_cast<const std::uint32_t*>(values);
+    std::uint32_t any = 0;
+    for (std::size_t i = 0; i < n; ++i) any |= ((bits[i] & 0x7f800000u) == 0x7f800000u);
+    if (!any) return;
+    for (std::size_t i = 0; i < n; ++i)
+        if ((bits[i] & 0x7f800000u) == 0x7f800000u) {
+            const float v = values[i];
+            throw Error(path + ": tensor '" + name + "' holds " + (v != v ? "NaN" : v > 0 ? "Inf" : "-Inf") + " at " +
+                        index_str(first + i, shape) + " (weights must be finite)");
+        }
+}
+
 std::size_t dtype_size(const std::string& dtype) {
     static const std::map<std::string, std::size_t> sizes = {
         {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2}, {"U16", 2},

@@ -287,8 +287,8 @@ FloatArray TorchCheckpoint::get(const std::string& name) const {
     // Contiguous (the usual case): one conversion. Otherwise the view's elements are gathered
     // in row-major order first, following its strides.
     bool contiguous = true;
-    for (std::size_t d = rank, expect = 1; d-- > 0; expect *= t.shape[d])
-        if (t.shape[d] > 1 && t.stride[d] != expect) contiguous = false;
+    for (std::size_t d = rank, expect = 1; d > 0; expect *= t.shape[d - 1], --d)
+        if (t.shape[d - 1] > 1 && t.stride[d - 1] != expect) contiguous = false;
     std::string gathered;
     const unsigned char* src = base + t.offset * size;
     if (!contiguous && n > 0) {
@@ -299,19 +299,21 @@ FloatArray TorchCheckpoint::get(const std::string& name) const {
         // steps forward inside a dimension and back to its start past the end, never wrapping.
         for (std::size_t i = 0; i < n; ++i) {
             std::memcpy(&gathered[i * size], base + element * size, size);
-            for (std::size_t d = rank; d-- > 0;) {
-                if (++index[d] < t.shape[d]) {
-                    element += t.stride[d];
+            for (std::size_t d = rank; d > 0; --d) {  // the last dimension varies fastest
+                const std::size_t k = d - 1;
+                if (++index[k] < t.shape[k]) {
+                    element += t.stride[k];
                     break;
                 }
-                element -= (t.shape[d] - 1) * t.stride[d];
-                index[d] = 0;
+                element -= (t.shape[k] - 1) * t.stride[k];
+                index[k] = 0;
             }
         }
         src = reinterpret_cast<const unsigned char*>(gathered.data());
     }
     if (!decode_floats(out.data(), src, n, st.dtype))
         throw Error(path_ + ": tensor '" + name + "' has dtype " + st.dtype + " (expected F32, F16, BF16 or F64)");
+    check_finite(out.data(), n, 0, t.shape, path_, name);
     return out;
 }
 

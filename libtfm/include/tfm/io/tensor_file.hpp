@@ -39,6 +39,14 @@ protected:
     std::size_t checked_row_size(const std::string& name, std::size_t row0, std::size_t rows) const;
 };
 
+// Weights must be finite: throws Error("path: tensor 'name' holds NaN at [i,j] ...") for the
+// first NaN or Inf among values[0, n), which are elements [first, first + n) of a tensor of
+// `shape` in row-major order. Every reader calls it on what it decodes.
+void check_finite(const float* values, std::size_t n, std::size_t first, const Shape& shape, const std::string& path,
+                  const std::string& name);
+// "[1,7]": the row-major index of element `flat` of a tensor of `shape`.
+std::string index_str(std::size_t flat, const Shape& shape);
+
 // n values of dtype (F32, F16, BF16, F64; little-endian) at src -> float32 at dst. Returns
 // false for another dtype.
 bool decode_floats(float* dst, const unsigned char* src, std::size_t n, const std::string& dtype);
