@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
+#include "../helpers/craft_checkpoint.hpp"
 #include "tfm/decode/translator.hpp"
 #include "tfm/import/marian.hpp"
 #include "tfm/io/npz.hpp"
@@ -249,10 +250,76 @@ TEST_CASE("opus: Marian files tfm cannot run are refused before anything is writ
               .find("transformer-ffn-activation") != std::string::npos);
     CHECK(attempt(replaced("type: transformer", "type: s2s"), "", false).find("type") != std::string::npos);
     CHECK(attempt(replaced("dim-emb: 16", "dim-emb: 32"), "", false).find("Wemb") != std::string::npos);
+    // A value the file states is what the message names (not a table size derived from it).
+    const std::string big = attempt(replaced("dim-emb: 16", "dim-emb: 65536"), "", false);
+    CHECK(big.find("dim-emb") != std::string::npos);
+    CHECK(big.find("65536") != std::string::npos);
+    CHECK(big.find("max_position_embeddings") == std::string::npos);
     CHECK(attempt(options, "decoder_l2_context_Wk", false).find("decoder_l2_context_Wk") != std::string::npos);
     CHECK(attempt(options, "", true).find("Wpos") != std::string::npos);
     CHECK(attempt("type: [unclosed", "", false).find("YAML") != std::string::npos);
     CHECK(attempt(options, "special:model.yml", false).find("special:model.yml") != std::string::npos);
+}
+
+TEST_CASE("opus: an array holding NaN or Inf, or a vocabulary piece that is not UTF-8, is refused naming the file") {
+    const MarianFiles files = marian_files(golden("marian_release"));
+    const Npz npz = Npz::open(files.npz);
+    tfm_test::TempDir tmp;
+    const std::string dir = tmp.file("rel");
+    std::system(("mkdir '" + dir + "' && cp '" + golden("marian_release") + "'/* '" + dir + "/'").c_str());
+    std::vector<NpzArray> arrays;
+    for (const std::string& name : npz.names()) {
+        if (name == "special:model.yml") {
+            const std::string t = npz.text(name);
+            arrays.push_back({name, "I8", {t.size()}, t});
+            continue;
+        }
+        FloatArray a = npz.get(name);
+        if (name == "decoder_l1_ffn_W1") a(0, 3) = std::nanf("");
+        arrays.push_back({name, "F32", npz.shape(name), std::string(reinterpret_cast<const char*>(a.data()), a.size() * 4)});
+    }
+    const std::string npz_path = dir + "/" + files.npz.substr(files.npz.find_last_of('/') + 1);
+    save_npz(npz_path, arrays);
+    for (const char* dtype : {"F32", "I8"}) {
+        const std::string e = tfm_test::error_of([&] { import_marian(dir, tmp.file("out"), dtype); });
+        CHECK(e == npz_path + ": tensor 'decoder_l1_ffn_W1' holds NaN at [0,3] (weights must be finite)");
+        CHECK_FALSE(path_present(tmp.file("out")));
+    }
+    // A vocabulary piece that is not UTF-8 (its file named, never an internal JSON error).
+    std::system(("cp '" + files.npz + "' '" + npz_path + "'").c_str());
+    const std::string vocab = files.source_vocab;
+    const std::string copy = dir + "/" + vocab.substr(vocab.find_last_of('/') + 1);
+    std::ifstream in(vocab, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t colon = text.find(':', text.find('\n') + 1);  // the second entry's piece ends here
+    REQUIRE(colon != std::string::npos);
+    text.insert(colon, "\xff\xfe");
+    std::ofstream(copy, std::ios::binary) << text;
+    const std::string e = tfm_test::error_of([&] { import_marian(dir, tmp.file("out")); });
+    CHECK(e.rfind(copy + ": piece ", 0) == 0);
+    CHECK(e.find("is not valid UTF-8") != std::string::npos);
+}
+
+TEST_CASE("opus: .npz entries expand only within the archive's budget, errors name archive and entry (issue 49)") {
+    // 96 MiB of zeros deflate to ~100 KB: more than 16 x the archive and the 64 MiB floor.
+    tfm_craft::NpyEntry e;
+    e.member = "Wemb.npy";
+    e.header = "{'descr': '<f4', 'fortran_order': False, 'shape': (25165824,), }";
+    e.data = std::string(std::size_t(96) << 20, '\0');
+    e.deflate = true;
+    const std::string bomb = tfm_craft::npz_bytes({e});
+    REQUIRE(bomb.size() < (std::size_t(1) << 20));
+    const std::string err = tfm_test::error_of([&] { Npz::from_bytes(bomb, "m.npz"); });
+    CHECK(err.rfind("m.npz: zip entry 'Wemb.npy' expands to 1006633", 0) == 0);  // 96 MiB and the header
+    CHECK(err.find("bytes, more than the 67108864 left of what a ") != std::string::npos);
+    CHECK(err.find("raise TFM_ZIP_RATIO") != std::string::npos);
+    // A header that claims more than the entry holds, and a deflated entry that reads as stored.
+    e.data = std::string(400, '\0');
+    e.header = "{'descr': '<f4', 'fortran_order': False, 'shape': (10, 10), }";
+    CHECK(Npz::from_bytes(tfm_craft::npz_bytes({e}), "m.npz").get("Wemb").shape(1) == 10);
+    e.header = "{'descr': '<f4', 'fortran_order': False, 'shape': (10, 11), }";
+    CHECK(tfm_test::error_of([&] { Npz::from_bytes(tfm_craft::npz_bytes({e}), "m.npz"); })
+              .find("m.npz: array 'Wemb': shape [10,11] needs 440 bytes of data, the entry holds 400") != std::string::npos);
 }
 
 TEST_CASE("opus: .npz archives: shapes, text, bad entries") {

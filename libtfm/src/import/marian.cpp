@@ -10,6 +10,7 @@
 #include <set>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
 #include "tfm/io/dir_guard.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/io/json.hpp"
@@ -101,6 +102,13 @@ struct Vocab {
     std::map<std::string, std::int64_t> ids;
 };
 
+// A piece must be valid UTF-8: it is written to vocab.json, and compared with the text's.
+void check_piece(const std::string& piece, const std::string& path) {
+    std::size_t bad = 0;
+    sanitize_utf8(piece, &bad);
+    if (bad) throw Error(path + ": piece " + json_excerpt(sanitize_utf8(piece)) + " is not valid UTF-8");
+}
+
 Vocab read_vocab(const std::string& path, std::size_t size) {
     Vocab v{path, {}};
     if (ends_with(path, ".spm") || ends_with(path, ".model")) {
@@ -111,17 +119,23 @@ Vocab read_vocab(const std::string& path, std::size_t size) {
         if (!j.is_object()) throw Error(path + ": not a JSON object of piece -> id");
         for (auto& [piece, id] : j.items()) {
             if (!id.is_number_integer()) throw Error(path + ": piece " + json_excerpt(piece) + " has no integer id");
+            check_piece(piece, path);
             v.ids.emplace(piece, id.get<std::int64_t>());
         }
     } else {
         const YAML::Node n = parse_yaml(read_regular_file(path, kMaxYamlBytes), path);
         if (!n.IsMap()) throw Error(path + ": not a YAML map of piece -> id");
         for (const auto& kv : n) {
+            std::string piece;
+            std::int64_t id = 0;
             try {
-                v.ids.emplace(kv.first.as<std::string>(), kv.second.as<std::int64_t>());
+                piece = kv.first.as<std::string>();
+                id = kv.second.as<std::int64_t>();
             } catch (const YAML::Exception&) {
                 throw Error(path + ": an entry is not piece: id");
             }
+            check_piece(piece, path);
+            v.ids.emplace(std::move(piece), id);
         }
     }
     std::set<std::int64_t> seen;
@@ -293,7 +307,9 @@ ModelConfig marian_config(const Options& o) {
     if (o.has("transformer-tied-layers") && o.node["transformer-tied-layers"].size() > 0)
         throw Error(o.where + ": transformer-tied-layers is not supported");
     ModelConfig c;
-    c.d_model = o.size("dim-emb", kMaxModelDim);
+    // Marian's sinusoids have no length of their own: tfm gives max(dim-emb, 1024) positions,
+    // and that table (positions x dim-emb) must stay within 2^28 values, so dim-emb <= 16384.
+    c.d_model = o.size("dim-emb", std::min<std::size_t>(kMaxModelDim, 16384));
     c.encoder_layers = o.size("enc-depth", kMaxLayers);
     c.decoder_layers = o.size("dec-depth", kMaxLayers);
     c.encoder_heads = c.decoder_heads = o.size("transformer-heads", kMaxModelDim);
