@@ -22,11 +22,13 @@ check() {  # check FILE LINE WORD-REGEX...
     done
 }
 for type in float32 bfloat16 int8 auto; do
-    expect_status 0 "$type: translate" -- tfm-translate -m "$model" --compute-type $type --beam 4 --threads 2 < de.txt
-    if [ "$type" != float32 ] && grep -q 'instructions, which this CPU' err; then
-        echo "skip $type: $(cat err)"
+    tfm-translate -m "$model" --compute-type $type --beam 4 --threads 2 < de.txt > out 2> err
+    status=$?
+    if [ "$type" != float32 ] && [ "$status" -eq 1 ] && grep -q 'instructions, which this CPU' err; then
+        echo "skip $type: $(cat err)"  # a CPU without them (AVX2 only): the refusal is the outcome
         continue
     fi
+    [ "$status" -eq 0 ] && ok || fail "$type: translate: exit $status; stderr: $(head -c 400 err)"
     cp out $type.txt
     [ "$(awk 'END { print NR }' $type.txt)" -eq 6 ] && ok || fail "$type: 6 lines in, $(awk 'END { print NR }' $type.txt) out"
     check $type.txt 1 '\bman\b' 'bike|bicycle|cycl'

@@ -60,9 +60,14 @@ sys.stdout.buffer.write(b'\n'.join(lines) + (b'\n' if $seed != 2 else b''))" > r
     expect_status 0 "random bytes $seed through tfm-encode | tfm-decode" -- bash -c "tfm-encode -m m < rnd$seed.txt | tfm-decode -m m --max-length 4"
     [ "$(awk 'END { print NR }' out)" -eq "$n" ] && ok || fail "seed $seed pipeline: $(awk 'END { print NR }' out) lines for $n"
 done
-# A line of 1 MB: cut to the model's positions with a warning naming it, still one line out.
+# A line of 1 MB: cut before tokenizing (64 bytes per position), then to the model's positions,
+# with a warning naming it, still one line out.
 python3 -c "import sys; sys.stdout.write('ka lo ' * 174763 + '\nmi\n')" > mb.txt
 expect_status 0 "a 1 MB line" -- tfm-translate -m m --max-length 4 < mb.txt
 [ "$(awk 'END { print NR }' out)" -eq 2 ] && ok || fail "1 MB line: $(awk 'END { print NR }' out) lines for 2"
-expect_err "^tfm-translate: warning: line 1: [0-9]+ tokens, more than the model.s [0-9]+ positions; cut" "1 MB line warning"
+expect_err "^tfm-translate: warning: line 1: 1048578 bytes, more than the [0-9]+ read for the model.s [0-9]+ positions; cut to [0-9]+ bytes before tokenizing, then to [0-9]+ tokens" "1 MB line warning"
+# A line over the positions but under the byte budget: cut by tokens alone, as before.
+python3 -c "import sys; sys.stdout.write('ka lo ' * 400 + '\n')" > long.txt
+expect_status 0 "a line of 800 words" -- tfm-translate -m m --max-length 4 < long.txt
+expect_err "^tfm-translate: warning: line 1: [0-9]+ tokens, more than the model.s [0-9]+ positions; cut to [0-9]+$" "800 words warning"
 finish

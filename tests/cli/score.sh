@@ -50,6 +50,11 @@ printf 'a\tb\nno tab here\nc\td\n' > bad.tsv
 expect_status 1 "a line without a tab" -- tfm-score -m "$m" < bad.tsv
 expect_err "line 2: no tab" "no tab message"
 [ "$(wc -l < out)" -eq 1 ] && ok || fail "lines before the bad one: $(wc -l < out)"
+# A second tab is not part of the target (the target would be scored with a tab inside).
+printf 'a\tb\nc\td\textra\n' > tabs.tsv
+expect_status 1 "a line with two tabs" -- tfm-score -m "$m" < tabs.tsv
+expect_err "line 2: more than one tab \(a line is source<TAB>target\)" "two tabs message"
+[ "$(wc -l < out)" -eq 1 ] && ok || fail "lines before the two-tab one: $(wc -l < out)"
 head -3 src.txt > short.txt
 expect_status 1 "files of different lengths" -- tfm-score -m "$m" short.txt tgt.txt
 expect_err "short.txt ends after line 3" "length mismatch message"

@@ -317,6 +317,10 @@ TEST_CASE("opus: .npz entries expand only within the archive's budget, errors na
     e.data = std::string(400, '\0');
     e.header = "{'descr': '<f4', 'fortran_order': False, 'shape': (10, 10), }";
     CHECK(Npz::from_bytes(tfm_craft::npz_bytes({e}), "m.npz").get("Wemb").shape(1) == 10);
+    e.header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 0, 4611686018427387904), }";
+    e.data.clear();
+    CHECK(tfm_test::error_of([&] { Npz::from_bytes(tfm_craft::npz_bytes({e}), "m.npz"); }).find("m.npz: array 'Wemb': shape") == 0);
+    e.data = std::string(400, '\0');
     e.header = "{'descr': '<f4', 'fortran_order': False, 'shape': (10, 11), }";
     CHECK(tfm_test::error_of([&] { Npz::from_bytes(tfm_craft::npz_bytes({e}), "m.npz"); })
               .find("m.npz: array 'Wemb': shape [10,11] needs 440 bytes of data, the entry holds 400") != std::string::npos);

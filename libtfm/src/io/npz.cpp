@@ -63,11 +63,12 @@ Entry parse_entry(const std::string& head, std::size_t entry_size, const std::st
     if (d.fortran_order && d.shape.size() > 1) throw Error(where + ": Fortran-order arrays are not supported");
     e.shape = d.shape;
     e.data_offset = start + len;
-    std::size_t numel = 1;
+    std::size_t numel = 0;
     const std::size_t item = dtype_size(e.dtype);
-    for (std::size_t dim : e.shape) {
-        if (dim && numel > kMaxEntryBytes / item / dim) throw Error(where + ": shape " + shape_str(e.shape) + " is too large");
-        numel *= dim;
+    try {  // the non-zero dimensions are held to the limit even when another one is 0
+        numel = checked_numel(e.shape, kMaxEntryBytes / item);
+    } catch (const Error& err) {
+        throw Error(where + ": " + err.what());
     }
     e.numel = numel;
     if (entry_size < e.data_offset || entry_size - e.data_offset != numel * item)

@@ -17,6 +17,7 @@ using Kind = pickle::Value::Kind;
 
 constexpr std::size_t kMaxFileBytes = std::size_t(1) << 36;  // 64 GiB
 constexpr std::size_t kMaxRank = 16;
+constexpr std::size_t kMaxElements = std::size_t(1) << 40;  // even an empty tensor's non-zero dimensions
 
 // torch.<Name>Storage -> dtype
 std::string storage_dtype(const std::string& global) {
@@ -170,12 +171,18 @@ void check_storage_sizes(const std::map<std::string, TorchCheckpoint::Storage>& 
             throw Error(path + ": tensor '" + name + "' " + shape_str(t.shape) + " at offset " + std::to_string(t.offset) +
                         " with strides " + shape_str(t.stride) + " reaches past its storage '" + t.storage + "' of " +
                         std::to_string(st.numel) + " values");
-        // No more elements than its storage holds (a broadcast view, stride 0, is refused).
+        // No more elements than its storage holds (a broadcast view, stride 0, is refused), and
+        // an empty tensor's other dimensions within reason too (their strides must fit).
         std::size_t elements = 1;
         for (std::size_t dim : t.shape)
             if (!checked::mul(elements, dim, &elements) || elements > st.numel)
                 throw Error(path + ": tensor '" + name + "' " + shape_str(t.shape) + " has more elements than its storage '" +
                             t.storage + "' of " + std::to_string(st.numel) + " values");
+        try {
+            checked_numel(t.shape, kMaxElements);
+        } catch (const Error& e) {
+            throw Error(path + ": tensor '" + name + "': " + e.what());
+        }
     }
 }
 

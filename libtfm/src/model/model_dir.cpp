@@ -36,12 +36,16 @@ ModelDir load_model_dir(const std::string& path, std::optional<ComputeType> pack
     const std::string weights = path + "/model.safetensors", torch_weights = path + "/pytorch_model.bin";
     Model model;
     std::string read;
-    if (path_present(weights))
-        model = load_model_weights(config, SafeTensors::open(read = weights), pack);
-    else if (path_present(torch_weights))
-        model = load_model_weights(config, TorchCheckpoint::open(read = torch_weights), pack);
-    else
-        throw Error(path + ": missing model.safetensors (or pytorch_model.bin)");
+    try {
+        if (path_present(weights))
+            model = load_model_weights(config, SafeTensors::open(read = weights), pack);
+        else if (path_present(torch_weights))
+            model = load_model_weights(config, TorchCheckpoint::open(read = torch_weights), pack);
+        else
+            throw Error(path + ": missing model.safetensors (or pytorch_model.bin)");
+    } catch (const std::bad_alloc&) {  // under a memory limit: which file did not fit
+        throw Error(read + ": out of memory while loading the weights");
+    }
     Tokenizer tokenizer = Tokenizer::load(path, config);
     GenerationConfig generation = load_generation_config(path, config);
     return {path, std::move(model), std::move(tokenizer), std::move(generation), read};
