@@ -251,6 +251,15 @@ TEST_CASE("model: threads share the products of a large model's thin steps, and 
     check_plan(small, 5, 32, 1, true, {2, 1, 1, 1});
     set_num_threads(1);
     check_plan(small, 32, 32, 1, false, {32});
+    // Packed for inference on kernels that round a row by its company (AVX2's jit gemm), a
+    // batch is never cut into parts by the thread count: results stay the same for any count.
+    set_num_threads(4);
+    Model packed = random_model(preset_config("small", 8000), 1);
+    pack_for_inference(packed, ComputeType::Float32);
+    if (packed.output_packed->rows_independent()) check_plan(packed, 5, 32, 1, true, {2, 1, 1, 1});
+    else check_plan(packed, 5, 32, 1, false, {5});
+    set_num_threads(2);
+    check_plan(packed, 64, 32, 1, true, {32, 32});  // whole batches a thread each: rows keep their company
     set_num_threads(0);
     CHECK(plan_batches(small, {}, 1).batches.empty());
 }

@@ -337,6 +337,11 @@ void PackedMatrix::multiply(Mat y, ConstMat x, const float* bias) const {
     }
 }
 
+bool PackedMatrix::rows_independent() const {
+    const auto brgemm = [&](std::size_t rows) { return implementation(rows).rfind("brg", 0) == 0; };
+    return block_count_ == 0 || (brgemm(1) && brgemm(kSlabRows));
+}
+
 namespace {
 
 // The position of element (k, j) of a [K,n] blocked oneDNN layout, in elements.

@@ -34,6 +34,9 @@ BatchPlan plan_batches(const Model& m, std::vector<std::vector<std::size_t>> bat
         const bool o = own(batches);
         return {std::move(batches), o};
     }
+    // Parts of batches, as many as the threads: rows change company with the thread count,
+    // which keeps results the same only where a packed row's bits do not depend on its company.
+    if (m.output_packed && !m.output_packed->rows_independent()) return {std::move(batches), false};
     const std::size_t per = (threads + n - 1) / n;  // parts of each batch
     std::vector<std::vector<std::size_t>> parts;
     for (const auto& b : batches) {

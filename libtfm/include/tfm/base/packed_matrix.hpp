@@ -49,6 +49,10 @@ public:
     // The oneDNN kernel a product of `rows` rows runs on ("brg:avx512_core_amx_int8", ...;
     // "ref:..." would be its slow reference code).
     std::string implementation(std::size_t rows) const;
+    // Whether a row's result has the same bits whatever other rows share its call: true on
+    // oneDNN's brgemm kernels (AVX-512, AMX); the jit gemm that AVX2 CPUs run rounds a row by
+    // where it falls in its call, so there a batch must keep its rows together.
+    bool rows_independent() const;
 
     struct Block;
 
