@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <sstream>
 
 #include "tfm/base/error.hpp"
 
@@ -17,6 +16,20 @@ bool digit(char c) { return c >= '0' && c <= '9'; }
 bool punct(char c) {
     return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
            (c >= ':' && c <= '@') || c == '/';
+}
+
+// The bytes of the whitespace character starting at s[i] (str.isspace()), 0 when there is none.
+std::size_t space_at(std::string_view s, std::size_t i) {
+    const auto u = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    const unsigned c = u(0);
+    if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return 1;
+    if (c == 0xc2 && (u(1) == 0x85 || u(1) == 0xa0)) return 2;                         // U+0085, U+00A0
+    if (c == 0xe1 && u(1) == 0x9a && u(2) == 0x80) return 3;                           // U+1680
+    if (c == 0xe2 && u(1) == 0x80 && (u(2) <= 0x8a && u(2) >= 0x80)) return 3;         // U+2000..U+200A
+    if (c == 0xe2 && u(1) == 0x80 && (u(2) == 0xa8 || u(2) == 0xa9 || u(2) == 0xaf)) return 3;  // U+2028/9, U+202F
+    if (c == 0xe2 && u(1) == 0x81 && u(2) == 0x9f) return 3;                           // U+205F
+    if (c == 0xe3 && u(1) == 0x80 && u(2) == 0x80) return 3;                           // U+3000
+    return 0;
 }
 
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
@@ -71,18 +84,31 @@ std::string tokenize_13a(std::string_view text) {
             d += c[i];
         }
     }
-    std::istringstream ss(d);
-    std::string tok, out;
-    while (ss >> tok) out += (out.empty() ? "" : " ") + tok;
+    std::string out;
+    for (std::string_view w : split_words(d)) out.append(out.empty() ? "" : " ").append(w);
     return out;
+}
+
+std::vector<std::string_view> split_words(std::string_view line) {
+    std::vector<std::string_view> words;
+    std::size_t start = 0, i = 0;
+    while (i < line.size()) {
+        if (const std::size_t n = space_at(line, i)) {
+            if (i > start) words.push_back(line.substr(start, i - start));
+            i += n;
+            start = i;
+        } else {
+            ++i;
+        }
+    }
+    if (i > start) words.push_back(line.substr(start, i - start));
+    return words;
 }
 
 void BleuStats::add(std::string_view hypothesis, std::string_view reference) {
     auto words = [](const std::string& s) {
         std::vector<std::string> w;
-        std::istringstream ss(s);
-        std::string t;
-        while (ss >> t) w.push_back(t);
+        for (std::string_view t : split_words(s)) w.emplace_back(t);
         return w;
     };
     const auto h = words(tokenize_13a(hypothesis)), r = words(tokenize_13a(reference));
@@ -105,6 +131,11 @@ Bleu corpus_bleu(const BleuStats& s) {
     Bleu b;
     b.hyp_len = s.hyp_len;
     b.ref_len = s.ref_len;
+    b.ratio = s.ref_len ? double(s.hyp_len) / double(s.ref_len) : 0.0;
+    b.brevity_penalty = s.hyp_len >= s.ref_len ? 1.0 : (s.hyp_len ? std::exp(1.0 - double(s.ref_len) / double(s.hyp_len)) : 0.0);
+    // No n-gram matches at all: 0, precisions 0 (sacreBLEU stops early here, its issue #141;
+    // smoothing would otherwise give a score to a hypothesis sharing no word).
+    if (s.correct == std::array<std::size_t, 4>{}) return b;
     double smooth = 1.0;
     for (std::size_t n = 0; n < 4; ++n) {
         if (s.total[n] == 0) break;
@@ -115,8 +146,6 @@ Bleu corpus_bleu(const BleuStats& s) {
             b.precisions[n] = 100.0 * double(s.correct[n]) / double(s.total[n]);
         }
     }
-    b.ratio = s.ref_len ? double(s.hyp_len) / double(s.ref_len) : 0.0;
-    b.brevity_penalty = s.hyp_len >= s.ref_len ? 1.0 : (s.hyp_len ? std::exp(1.0 - double(s.ref_len) / double(s.hyp_len)) : 0.0);
     double log_sum = 0;
     for (double p : b.precisions) log_sum += p > 0 ? std::log(p) : -9999999999.0;
     b.score = b.brevity_penalty * std::exp(log_sum / 4.0);

@@ -12,6 +12,10 @@ namespace tfm {
 
 // The 13a tokenisation of one line, tokens joined by single spaces.
 std::string tokenize_13a(std::string_view line);
+// The words of a line as Python's str.split() gives them (what sacreBLEU splits on): runs of
+// every character str.isspace() holds, the ASCII ones (\t \n \v \f \r, U+001C..U+001F,
+// space) and U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+std::vector<std::string_view> split_words(std::string_view line);
 
 struct BleuStats {
     std::array<std::size_t, 4> correct{}, total{};  // clipped matches and hypothesis n-grams
