@@ -175,6 +175,24 @@ TEST_CASE("safetensors: rows read alone are the rows of the whole tensor, in eve
     }
 }
 
+TEST_CASE("safetensors: empty tensors read, as the format's own test vectors have them (issue 50)") {
+    TempDir dir;
+    // safetensors' tests serialize an empty I32 tensor [2,0] with data_offsets [0,0].
+    SafeTensors st = SafeTensors::open(raw_file(dir, R"({"test":{"dtype":"I32","shape":[2,0],"data_offsets":[0,0]}})", ""));
+    CHECK(st.shape("test") == Shape{2, 0});
+    // An empty float tensor beside a full one.
+    const std::string one("\x00\x00\x80\x3f", 4);
+    SafeTensors two = SafeTensors::open(raw_file(
+        dir, R"({"e":{"dtype":"F32","shape":[0,3],"data_offsets":[0,0]},"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", one));
+    CHECK(two.get("e").size() == 0);
+    CHECK(two.get("e").shape(1) == 3);
+    CHECK(two.get("w")(0) == 1.0f);
+    // Past 2^40 elements in its other dimensions, even an empty tensor is refused.
+    CHECK(error_of([&] {
+              SafeTensors::open(raw_file(dir, R"({"e":{"dtype":"F32","shape":[0,1099511627776,2],"data_offsets":[0,0]}})", ""));
+          }).find("tensor 'e': shape [0,1099511627776,2] has more than") != std::string::npos);
+}
+
 TEST_CASE("safetensors: an I8 tensor without proper row scales is refused") {
     TempDir dir;
     auto err = [&](const std::string& header, const std::string& data) {

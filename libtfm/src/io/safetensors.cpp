@@ -130,7 +130,9 @@ SafeTensors SafeTensors::open(const std::string& path) {
                       " data bytes");
         std::size_t numel = 0;
         try {
-            numel = checked_numel(info.shape, data_size);
+            // At most as many elements as data bytes; an empty tensor's other dimensions are held
+            // to 2^40 (their strides must fit), not to the data size, which may well be 0.
+            numel = checked_numel(info.shape, std::max(data_size, std::size_t(1) << 40));
         } catch (const Error& e) {
             throw bad(where + e.what());
         }
