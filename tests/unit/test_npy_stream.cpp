@@ -100,6 +100,51 @@ TEST_CASE("npy: float64, int32, big-endian and Fortran order are converted") {
     CHECK(std::get<FloatArray>(fo[0]) == FloatArray{{1, 2, 3}, {4, 5, 6}});
 }
 
+TEST_CASE("npy: every descr spelling np.dtype() reads for a supported type; float64 past float32 refused (issue 50)") {
+    // numpy's format.descr_to_dtype reads a descr through np.dtype(): type codes with or without
+    // a byte order, and names (numpy's test_format.py writes '<f4' and the like; users write names).
+    for (const char* d : {"<f4", "f4", "=f4", "|f4", "f", "<f", "float32"}) {
+        CAPTURE(d);
+        auto r = read_all(npy(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (2,), }", bytes_of<float>({1.5f, -2.0f})));
+        CHECK(std::get<FloatArray>(r[0]) == FloatArray{1.5f, -2.0f});
+    }
+    for (const char* d : {"<f8", "f8", "d", "<d", "float64", "double", "float"}) {
+        CAPTURE(d);
+        auto r = read_all(npy(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (1,), }", bytes_of<double>({0.25})));
+        CHECK(std::get<FloatArray>(r[0]) == FloatArray{0.25f});
+    }
+    for (const char* d : {"<i8", "i8", "q", "<q", "int64", "int", "long"}) {
+        CAPTURE(d);
+        auto r = read_all(npy(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (1,), }", bytes_of<std::int64_t>({-7})));
+        CHECK(std::get<IdArray>(r[0]) == IdArray{-7});
+    }
+    for (const char* d : {"<i4", "i4", "i", "int32"}) {
+        CAPTURE(d);
+        auto r = read_all(npy(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (1,), }", bytes_of<std::int32_t>({9})));
+        CHECK(std::get<IdArray>(r[0]) == IdArray{9});
+    }
+    // Not dtypes, or not ones tfm reads: refused by name.
+    for (const char* d : {"<float32", "<f2", "<c8", "u1", "", "<"}) {
+        CAPTURE(d);
+        CHECK(error_of([&] { read_all(npy(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (1,), }", "abcdefgh")); })
+                  .find("unsupported dtype") != std::string::npos);
+    }
+    // A float64 past float32's range would become Inf: an error naming the record and element.
+    const auto e = error_of([&] {
+        read_all(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", bytes_of<double>({1.0, 1e300})));
+    });
+    CHECK(e.find("record 1") != std::string::npos);
+    CHECK(e.find("float64 value") != std::string::npos);
+    CHECK(e.find("at element 1 is outside float32's range") != std::string::npos);
+    // Inf and NaN stay as they are (NaN and Inf pass through a stream unchanged).
+    auto inf = read_all(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", bytes_of<double>({HUGE_VAL})));
+    CHECK(std::isinf(std::get<FloatArray>(inf[0])(0)));
+    // A version numpy refuses (1.1, 4.0) is refused.
+    std::string v11 = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", bytes_of<float>({1.0f}));
+    v11[7] = 1;
+    CHECK(error_of([&] { read_all(v11); }).find("unsupported .npy version 1.1") != std::string::npos);
+}
+
 TEST_CASE("npy: version 2.0 headers") {
     auto recs = read_all(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", bytes_of<float>({9.0f}), 2));
     CHECK(std::get<FloatArray>(recs[0]) == FloatArray{9.0f});

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <map>
 
 #include "tfm/base/error.hpp"
 
@@ -127,20 +128,30 @@ private:
     }
 };
 
+// The dtype of a descr as np.dtype() reads it: a type code with an optional byte order
+// ('<' little, '>' big, '=' native, '|' not applicable) such as '<f4', 'f4', '=f', '>d', or
+// a name ('float32', 'float64', 'double', 'int32', 'int64', 'int'). Native is little-endian
+// on every machine tfm builds for (x86-64).
 void parse_descr(const std::string& d, NpyHeader& h) {
-    if (d.size() < 3) throw Error("unsupported dtype '" + d + "'");
-    char order = d[0];
-    std::string kind = d.substr(1);
-    if (order == '>') h.big_endian = true;
-    else if (order != '<' && order != '=' && order != '|')
-        throw Error("unsupported dtype '" + d + "'");
-    if (kind == "f4") h.dtype = DType::F32;
-    else if (kind == "f8") h.dtype = DType::F64;
-    else if (kind == "i4") h.dtype = DType::I32;
-    else if (kind == "i8") h.dtype = DType::I64;
-    else
-        throw Error("unsupported dtype '" + d +
-                    "' (tfm reads float32, float64, int32 and int64)");
+    static const std::map<std::string, DType> codes = {
+        {"f4", DType::F32}, {"f", DType::F32}, {"f8", DType::F64}, {"d", DType::F64}, {"i4", DType::I32},
+        {"i", DType::I32},  {"i8", DType::I64}, {"q", DType::I64}, {"l", DType::I64}};
+    static const std::map<std::string, DType> names = {
+        {"float32", DType::F32}, {"float64", DType::F64}, {"double", DType::F64}, {"float", DType::F64},
+        {"int32", DType::I32},   {"int64", DType::I64},   {"int", DType::I64},    {"long", DType::I64}};
+    const auto unsupported = [&] {
+        return Error("unsupported dtype '" + d + "' (tfm reads float32, float64, int32 and int64)");
+    };
+    if (auto it = names.find(d); it != names.end()) {
+        h.dtype = it->second;
+        return;
+    }
+    const char order = d.empty() ? 0 : d[0];
+    const bool has_order = order == '<' || order == '>' || order == '=' || order == '|';
+    auto it = codes.find(has_order ? d.substr(1) : d);
+    if (it == codes.end()) throw unsupported();
+    h.dtype = it->second;
+    h.big_endian = order == '>';
 }
 
 }  // namespace

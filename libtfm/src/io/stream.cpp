@@ -1,6 +1,8 @@
 #include "tfm/io/stream.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -102,7 +104,16 @@ void read_converted(Input& in, To* dst, std::size_t numel, const NpyHeader& h) {
             const char* src = buf.data() + i * width;
             switch (h.dtype) {
                 case DType::F32: { float v; std::memcpy(&v, src, 4); dst[at + i] = static_cast<To>(v); break; }
-                case DType::F64: { double v; std::memcpy(&v, src, 8); dst[at + i] = static_cast<To>(v); break; }
+                case DType::F64: {
+                    double v;
+                    std::memcpy(&v, src, 8);
+                    // A finite float64 past float32's range would become Inf: refused, not changed.
+                    if (std::is_same_v<To, float> && std::isfinite(v) && std::fabs(v) > double(FLT_MAX))
+                        throw Error("float64 value " + std::to_string(v) + " at element " + std::to_string(at + i) +
+                                    " is outside float32's range");
+                    dst[at + i] = static_cast<To>(v);
+                    break;
+                }
                 case DType::I32: { std::int32_t v; std::memcpy(&v, src, 4); dst[at + i] = static_cast<To>(v); break; }
                 case DType::I64: { std::int64_t v; std::memcpy(&v, src, 8); dst[at + i] = static_cast<To>(v); break; }
             }
@@ -135,7 +146,7 @@ Record TensorReader::read_npy() {
     }
     if (got < 8) throw Error("truncated header: " + std::to_string(got) + " bytes");
     unsigned major = pre[6];
-    if (major < 1 || major > 3)
+    if (major < 1 || major > 3 || pre[7] != 0)  // numpy writes and reads 1.0, 2.0 and 3.0 only
         throw Error("unsupported .npy version " + std::to_string(major) + "." + std::to_string(pre[7]));
     int len_bytes = major == 1 ? 2 : 4;
     read_exact(in_, pre + 8, std::size_t(len_bytes), "header");
