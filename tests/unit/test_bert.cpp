@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "helpers.hpp"
+#include "tfm/model/wordpiece.hpp"
 #include "tfm/io/text_tensor.hpp"
 #include "tfm/model/bert.hpp"
 
@@ -81,6 +82,36 @@ TEST_CASE("bert: WordPiece gives the reference tokenizer's pieces on tricky text
             CHECK(md.tokenizer.encode(text) == *want);
         }
     }
+}
+
+TEST_CASE("bert: HF BasicTokenizer's character rules, special tokens and vocab (issue 50)") {
+    // A vocab in vocab.txt's order; "dup" appears twice: HF's load_vocab gives it its last line.
+    const std::vector<std::string> pieces = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "dup", "a", "b", "[", "]",
+                                             "mask", "dup", "i\u0307stanbul", "istanbul", "\u03bf\u03b4\u03bf\u03c2"};
+    WordPieceOptions cased;
+    cased.lower_case = false;
+    WordPieceOptions uncased;  // do_lower_case, strip_accents unset (follows it)
+    WordPieceOptions keep_accents;
+    keep_accents.strip_accents = 0;
+    const WordPiece tok(pieces, uncased), keep(pieces, keep_accents), exact(pieces, cased);
+    CHECK(tok.id("dup") == 11);
+    // Special tokens as spelt stay one token, anywhere in the text; lower-cased they do not.
+    CHECK(tok.encode("a [MASK] b") == std::vector<std::int64_t>{6, 4, 7});
+    CHECK(tok.encode("a[MASK]b[SEP][CLS]") == std::vector<std::int64_t>{6, 4, 7, 3, 2});
+    CHECK(tok.encode("[mask]") == std::vector<std::int64_t>{8, 10, 9});
+    CHECK(exact.encode("[UNK][PAD]") == std::vector<std::int64_t>{1, 0});
+    // Every C* category is dropped: private use (Co), unassigned (Cn), format (Cf).
+    CHECK(tok.words("a\ue000b\U000e0001a\u0378b") == std::vector<std::string>{"abab"});
+    // Line and paragraph separators split words as str.split() does.
+    CHECK(tok.words("a\u2028b\u2029a") == std::vector<std::string>{"a", "b", "a"});
+    // Python's str.lower(): U+0130 becomes i + U+0307 (kept without strip_accents), and a final
+    // capital sigma becomes final sigma; with accents stripped the dot goes.
+    CHECK(keep.words("\u0130stanbul") == std::vector<std::string>{"i\u0307stanbul"});
+    CHECK(keep.encode("\u0130stanbul") == std::vector<std::int64_t>{12});
+    CHECK(tok.words("\u0130stanbul") == std::vector<std::string>{"istanbul"});
+    CHECK(keep.words("\u039f\u0394\u039f\u03a3") == std::vector<std::string>{"\u03bf\u03b4\u03bf\u03c2"});
+    CHECK(keep.words("\u03a3\u0391") == std::vector<std::string>{"\u03c3\u03b1"});  // not final: a letter follows
+    CHECK(keep.words("\u03a3") == std::vector<std::string>{"\u03c3"});                // no cased letter before
 }
 
 TEST_CASE("bert: token vectors and pooled vectors match PyTorch, pairs and padding included") {

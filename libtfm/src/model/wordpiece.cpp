@@ -59,15 +59,68 @@ std::vector<std::string> split(const std::string& s, char sep) {
     return out;
 }
 
+// HF's _is_whitespace (space, tab, newline, return, Zs), and the line and paragraph
+// separators (Zl, Zp) that its whitespace_tokenize's str.split() splits on after cleaning.
 bool is_whitespace(std::int32_t c) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') return true;
-    return utf8proc_category(c) == UTF8PROC_CATEGORY_ZS;
+    const auto cat = utf8proc_category(c);
+    return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL || cat == UTF8PROC_CATEGORY_ZP;
 }
 
+// HF's _is_control: every "C*" category (Cc, Cf, Cn unassigned, Co private use, Cs) but
+// tab, newline and return.
 bool is_control(std::int32_t c) {
     if (c == '\t' || c == '\n' || c == '\r') return false;
-    const auto cat = utf8proc_category(c);
-    return cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF;
+    switch (utf8proc_category(c)) {
+        case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF: case UTF8PROC_CATEGORY_CN: case UTF8PROC_CATEGORY_CO:
+        case UTF8PROC_CATEGORY_CS:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Python's str.lower() of one token, which HF applies: the simple lower case of each code
+// point, but U+0130 (İ) becomes "i" + U+0307 (its full mapping) and Σ becomes final ς where
+// the Final_Sigma context holds (after a cased letter, not before one, case-ignorables
+// skipped both ways), as CPython's handle_capital_sigma decides.
+bool is_cased(std::int32_t c) {
+    return utf8proc_islower(c) || utf8proc_isupper(c) || utf8proc_category(c) == UTF8PROC_CATEGORY_LT;
+}
+
+bool is_case_ignorable(std::int32_t c) {
+    switch (utf8proc_category(c)) {
+        case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_ME: case UTF8PROC_CATEGORY_CF: case UTF8PROC_CATEGORY_LM:
+        case UTF8PROC_CATEGORY_SK:
+            return true;
+        default:  // Word_Break MidLetter, MidNumLet, Single_Quote
+            return c == '\'' || c == '.' || c == ':' || c == 0xB7 || c == 0x387 || c == 0x5F4 || c == 0x2018 ||
+                   c == 0x2019 || c == 0x2024 || c == 0x2027 || c == 0xFE13 || c == 0xFE52 || c == 0xFE55 ||
+                   c == 0xFF07 || c == 0xFF0E || c == 0xFF1A;
+    }
+}
+
+std::string python_lower(const std::string& token) {
+    const std::vector<std::int32_t> cps = code_points(token);
+    std::string out;
+    for (std::size_t i = 0; i < cps.size(); ++i) {
+        const std::int32_t c = cps[i];
+        if (c == 0x130) {
+            out += 'i';
+            append(out, 0x307);
+        } else if (c == 0x3A3) {
+            std::size_t j = i;
+            while (j > 0 && is_case_ignorable(cps[j - 1])) --j;
+            bool final = j > 0 && is_cased(cps[j - 1]);
+            std::size_t k = i + 1;
+            while (k < cps.size() && is_case_ignorable(cps[k])) ++k;
+            if (final && k < cps.size()) final = !is_cased(cps[k]);
+            append(out, final ? 0x3C2 : 0x3C3);
+        } else {
+            append(out, utf8proc_tolower(c));
+        }
+    }
+    return out;
 }
 
 bool is_punctuation(std::int32_t c) {
@@ -91,7 +144,7 @@ bool is_cjk(std::int32_t c) {
 
 WordPiece::WordPiece(std::vector<std::string> pieces, const WordPieceOptions& opt, const std::string& origin)
     : pieces_(std::move(pieces)), opt_(opt) {
-    for (std::size_t i = 0; i < pieces_.size(); ++i) ids_.emplace(pieces_[i], std::int64_t(i));  // the first wins
+    for (std::size_t i = 0; i < pieces_.size(); ++i) ids_[pieces_[i]] = std::int64_t(i);  // the last wins, as in HF's load_vocab
     auto special = [&](const char* name) {
         const std::int64_t v = id(name);
         if (v < 0) throw Error(origin + ": no " + name + " piece");
@@ -101,6 +154,8 @@ WordPiece::WordPiece(std::vector<std::string> pieces, const WordPieceOptions& op
     sep_ = special("[SEP]");
     unk_ = special("[UNK]");
     pad_ = special("[PAD]");
+    for (const char* name : {"[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]"})
+        if (const std::int64_t v = id(name); v >= 0) specials_.emplace_back(name, v);
 }
 
 WordPiece WordPiece::load(const std::string& path, const WordPieceOptions& opt) {
@@ -147,11 +202,7 @@ std::vector<std::string> WordPiece::words(std::string_view text) const {
     std::vector<std::string> out;
     for (std::string& token : split(clean, ' ')) {
         if (token.empty()) continue;
-        if (opt_.lower_case) {
-            std::string lower;
-            for (std::int32_t c : code_points(token)) append(lower, utf8proc_tolower(c));
-            token = std::move(lower);
-        }
+        if (opt_.lower_case) token = python_lower(token);
         if (strip) {
             std::string kept;
             for (std::int32_t c : code_points(mapped(token, UTF8PROC_DECOMPOSE)))
@@ -176,6 +227,27 @@ std::vector<std::string> WordPiece::words(std::string_view text) const {
 }
 
 std::vector<std::int64_t> WordPiece::encode(std::string_view text) const {
+    // The special tokens written in the text stay whole (HF splits them out first, exactly as
+    // spelt, before the basic tokenizer); the text between them is tokenized on its own.
+    std::vector<std::int64_t> out;
+    std::size_t from = 0;
+    for (;;) {
+        std::size_t at = std::string_view::npos, len = 0;
+        std::int64_t special = -1;
+        for (const auto& [spelling, sid] : specials_) {
+            const std::size_t p = text.find(spelling, from);
+            if (p < at || (p == at && p != std::string_view::npos && spelling.size() > len))
+                at = p, len = spelling.size(), special = sid;
+        }
+        const std::vector<std::int64_t> part = encode_words(text.substr(from, at == std::string_view::npos ? at : at - from));
+        out.insert(out.end(), part.begin(), part.end());
+        if (at == std::string_view::npos) return out;
+        out.push_back(special);
+        from = at + len;
+    }
+}
+
+std::vector<std::int64_t> WordPiece::encode_words(std::string_view text) const {
     std::vector<std::int64_t> out;
     for (const std::string& word : words(text)) {
         // Byte offsets of the word's characters: pieces end on character boundaries.
