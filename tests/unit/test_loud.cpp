@@ -146,6 +146,28 @@ TEST_CASE("staged directories: a fatal signal removes the staging directory, the
         CHECK(WTERMSIG(status) == sig);
         CHECK(std::system(("test -z \"$(ls -A '" + dir.path + "')\"").c_str()) == 0);  // nothing left
     }
+    // A tree deeper than the handler removes (or an entry it cannot remove) is passed over: the
+    // process still dies of the signal, it does not loop rereading the directory.
+    {
+        tfm_test::TempDir dir;
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            ::signal(SIGTERM, SIG_DFL);
+            StagedDir staged(dir.file("model"), false);
+            std::string deep = staged.path();
+            for (int i = 0; i < 8; ++i) ::mkdir((deep += "/d").c_str(), 0755);
+            std::ofstream(deep + "/f") << "x";
+            std::ofstream(staged.path() + "/a") << "1";
+            ::alarm(20);  // a handler that looped would die of SIGALRM instead
+            ::raise(SIGTERM);
+            ::_exit(0);
+        }
+        int status = 0;
+        REQUIRE(::waitpid(child, &status, 0) == child);
+        CHECK(WIFSIGNALED(status));
+        CHECK(WTERMSIG(status) == SIGTERM);
+    }
     // An ignored signal stays ignored (nohup): the staged directory is made and committed.
     tfm_test::TempDir dir;
     ::signal(SIGHUP, SIG_IGN);

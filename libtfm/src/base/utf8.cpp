@@ -50,6 +50,12 @@ std::string sanitize_utf8(std::string_view text, std::size_t* replaced) {
     return out;
 }
 
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+    if (from.empty()) return;
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+}
+
 std::size_t text_budget(std::size_t tokens) {
     std::size_t bytes = 0;
     return checked::mul(tokens, kTextBytesPerToken, &bytes) ? bytes : SIZE_MAX;

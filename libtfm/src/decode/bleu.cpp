@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
 
 namespace tfm {
 
@@ -30,11 +31,6 @@ std::size_t space_at(std::string_view s, std::size_t i) {
     if (c == 0xe2 && u(1) == 0x81 && u(2) == 0x9f) return 3;                           // U+205F
     if (c == 0xe3 && u(1) == 0x80 && u(2) == 0x80) return 3;                           // U+3000
     return 0;
-}
-
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-        s.replace(at, from.size(), to);
 }
 
 }  // namespace

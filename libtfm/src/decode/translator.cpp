@@ -14,11 +14,12 @@
 namespace tfm {
 
 namespace {
-// s.ids (and s.spellings, when there are) cut to fit, or emptied when only eos is there.
+// The tokens a source may have: --max-input-length, at most the model's positions.
 std::size_t token_cap(const ModelConfig& c, std::size_t max_tokens) {
     return max_tokens ? std::min(max_tokens, c.max_positions) : c.max_positions;
 }
 
+// s.ids (and s.spellings, when there are) cut to fit, or emptied when only eos is there.
 SourceIds fit(SourceIds s, const ModelConfig& c, std::size_t max_tokens) {
     if (s.ids.size() == 1 && s.ids[0] == c.eos_id) s.ids.clear(), s.spellings.clear();  // no pieces: an empty source
     s.full_length = s.ids.size();
@@ -48,7 +49,7 @@ SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelCon
 }
 
 SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens) {
-    auto parsed = parse_integers(line);  // linear in the line
+    auto parsed = parse_integers(line);
     if (!parsed) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
     SourceIds s;
     s.ids = std::move(*parsed);

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/utf8.hpp"
 
 namespace tfm {
 
@@ -56,8 +57,8 @@ volatile std::sig_atomic_t g_used[kSlots];
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // Removes dir (relative to parent) and what it holds, `depth` levels of subdirectories deep,
-// with system calls alone (async-signal-safe: no allocation, no stdio).
-void remove_tree_raw(int parent, const char* dir, int depth) {
+// with system calls alone (async-signal-safe: no allocation, no stdio). True when dir is gone.
+bool remove_tree_raw(int parent, const char* dir, int depth) {
     const int fd = ::openat(parent, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
         alignas(8) char buf[4096];
@@ -73,16 +74,17 @@ void remove_tree_raw(int parent, const char* dir, int depth) {
                 const char* name = rec + 19;
                 at += reclen;
                 if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
-                if (type == DT_DIR && depth > 0) remove_tree_raw(fd, name, depth - 1);
-                else ::unlinkat(fd, name, 0);
-                removed = true;
+                // Only what was really removed counts: an entry that cannot be (too deep, no
+                // permission) is passed over, never read again and again.
+                if (type == DT_DIR) removed |= depth > 0 && remove_tree_raw(fd, name, depth - 1);
+                else removed |= ::unlinkat(fd, name, 0) == 0;
             }
-            if (removed) ::lseek(fd, 0, SEEK_SET);  // entries move as others go: read again
-            else break;
+            if (!removed) break;
+            ::lseek(fd, 0, SEEK_SET);  // entries move as others go: read again
         }
         ::close(fd);
     }
-    ::unlinkat(parent, dir, AT_REMOVEDIR);
+    return ::unlinkat(parent, dir, AT_REMOVEDIR) == 0;
 }
 
 void on_fatal_signal(int sig) {
@@ -144,10 +146,9 @@ void unregister_staging(const std::string& path) {
         }
 }
 
-// message with every occurrence of `from` replaced by `to`.
-std::string replace_all(std::string message, const std::string& from, const std::string& to) {
-    for (std::size_t at = message.find(from); !from.empty() && at != std::string::npos; at = message.find(from, at + to.size()))
-        message.replace(at, from.size(), to);
+// message with every occurrence of the staging path replaced by the final one.
+std::string renamed(std::string message, const std::string& from, const std::string& to) {
+    replace_all(message, from, to);
     return message;
 }
 
@@ -186,13 +187,13 @@ void StagedDir::fill(const std::function<void(const std::string& dir)>& write) c
     try {
         write(staging_);
     } catch (const UsageError& e) {
-        throw UsageError(replace_all(e.what(), staging_, final_));
+        throw UsageError(renamed(e.what(), staging_, final_));
     } catch (const Interrupted&) {
         throw;
     } catch (const BrokenPipe&) {
         throw;
     } catch (const Error& e) {
-        throw Error(replace_all(e.what(), staging_, final_));
+        throw Error(renamed(e.what(), staging_, final_));
     }
 }
 

@@ -130,8 +130,8 @@ SafeTensors SafeTensors::open(const std::string& path) {
                       " data bytes");
         std::size_t numel = 0;
         try {
-            // At most as many elements as data bytes; an empty tensor's other dimensions are held
-            // to 2^40 (their strides must fit), not to the data size, which may well be 0.
+            // Held to 2^40 elements (or the data size, if larger) so that numel x itemsize cannot
+            // overflow and an empty tensor's strides fit; the byte count below then settles it.
             numel = checked_numel(info.shape, std::max(data_size, std::size_t(1) << 40));
         } catch (const Error& e) {
             throw bad(where + e.what());

@@ -11,6 +11,10 @@ namespace tfm {
 // '\r' (CRLF line ends) dropped. Returns how many replacements were made in *replaced.
 std::string sanitize_utf8(std::string_view text, std::size_t* replaced = nullptr);
 
+// Every occurrence of `from` (not empty) in s replaced by `to`, left to right, as Python's
+// str.replace does.
+void replace_all(std::string& s, std::string_view from, std::string_view to);
+
 // Bytes of text a tokenizer reads for a sequence of at most `tokens` tokens: kTextBytesPerToken
 // per token, far more than any real piece spells (a piece is one character or more), so that a
 // line cut to it (cut_text) tokenizes to more tokens than fit when it is cut at all. Reading
