@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/unicode.hpp"
 #include "tfm/base/utf8.hpp"
 #include "tfm/io/io.hpp"
 
@@ -78,49 +79,6 @@ bool is_control(std::int32_t c) {
         default:
             return false;
     }
-}
-
-// Python's str.lower() of one token, which HF applies: the simple lower case of each code
-// point, but U+0130 (İ) becomes "i" + U+0307 (its full mapping) and Σ becomes final ς where
-// the Final_Sigma context holds (after a cased letter, not before one, case-ignorables
-// skipped both ways), as CPython's handle_capital_sigma decides.
-bool is_cased(std::int32_t c) {
-    return utf8proc_islower(c) || utf8proc_isupper(c) || utf8proc_category(c) == UTF8PROC_CATEGORY_LT;
-}
-
-bool is_case_ignorable(std::int32_t c) {
-    switch (utf8proc_category(c)) {
-        case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_ME: case UTF8PROC_CATEGORY_CF: case UTF8PROC_CATEGORY_LM:
-        case UTF8PROC_CATEGORY_SK:
-            return true;
-        default:  // Word_Break MidLetter, MidNumLet, Single_Quote
-            return c == '\'' || c == '.' || c == ':' || c == 0xB7 || c == 0x387 || c == 0x5F4 || c == 0x2018 ||
-                   c == 0x2019 || c == 0x2024 || c == 0x2027 || c == 0xFE13 || c == 0xFE52 || c == 0xFE55 ||
-                   c == 0xFF07 || c == 0xFF0E || c == 0xFF1A;
-    }
-}
-
-std::string python_lower(const std::string& token) {
-    const std::vector<std::int32_t> cps = code_points(token);
-    std::string out;
-    for (std::size_t i = 0; i < cps.size(); ++i) {
-        const std::int32_t c = cps[i];
-        if (c == 0x130) {
-            out += 'i';
-            append(out, 0x307);
-        } else if (c == 0x3A3) {
-            std::size_t j = i;
-            while (j > 0 && is_case_ignorable(cps[j - 1])) --j;
-            bool final = j > 0 && is_cased(cps[j - 1]);
-            std::size_t k = i + 1;
-            while (k < cps.size() && is_case_ignorable(cps[k])) ++k;
-            if (final && k < cps.size()) final = !is_cased(cps[k]);
-            append(out, final ? 0x3C2 : 0x3C3);
-        } else {
-            append(out, utf8proc_tolower(c));
-        }
-    }
-    return out;
 }
 
 bool is_punctuation(std::int32_t c) {

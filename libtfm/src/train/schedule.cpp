@@ -74,7 +74,7 @@ void run_schedule(Trainer& trainer, Model& model, Adam& adam, const std::string&
             if (lead) {
                 const LossStats v = trainer.evaluate(*valid.pairs);
                 const double vl = v.smoothed / double(v.tokens), vn = v.nll / double(v.tokens);
-                const Bleu bleu = trainer.evaluate_bleu(*valid.pairs, *valid.tokenizer);
+                const BleuScore bleu = trainer.evaluate_bleu(*valid.pairs, *valid.tokenizer);
                 valid_cols = "\t" + fmt("%.4f", vl) + "\t" + fmt("%.4f", vn) + "\t" + fmt("%.2f", std::exp(vn)) + "\t" +
                              fmt("%.2f", bleu.score);
                 info("step " + std::to_string(r.step) + " validation: loss " + fmt("%.4f", vl) + ", ppl " +

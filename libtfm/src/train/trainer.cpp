@@ -159,15 +159,18 @@ LossStats Trainer::evaluate(const Corpus& valid) {
     return total;
 }
 
-Bleu Trainer::evaluate_bleu(const Corpus& valid, const Tokenizer& tok) {
+BleuScore Trainer::evaluate_bleu(const Corpus& valid, const Tokenizer& tok) {
     std::vector<std::vector<std::int64_t>> sources;
     for (const auto& p : valid.pairs) sources.push_back(p.src);
     DecodeOptions opt;
     opt.search.beam = 1;
     auto hyps = translate_sources(model_, sources, opt);
-    BleuStats stats;
-    for (std::size_t i = 0; i < hyps.size(); ++i) stats.add(tok.decode(hyps[i].front().ids), valid.pairs[i].reference);
-    return corpus_bleu(stats);
+    std::vector<std::string> texts, references;
+    for (std::size_t i = 0; i < hyps.size(); ++i) {
+        texts.push_back(tok.decode(hyps[i].front().ids));
+        references.push_back(valid.pairs[i].reference);
+    }
+    return corpus_bleu(texts, references);
 }
 
 }  // namespace tfm

@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "tfm/decode/bleu.hpp"
+#include "tfm/eval/bleu.hpp"
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/train/collective.hpp"
 #include "tfm/train/corpus.hpp"
@@ -47,7 +47,7 @@ public:
     StepReport step();                          // one optimizer update
     LossStats evaluate(const Corpus& valid);    // loss without dropout
     // Corpus BLEU of greedy translations of the sources against the references.
-    Bleu evaluate_bleu(const Corpus& valid, const Tokenizer& tok);
+    BleuScore evaluate_bleu(const Corpus& valid, const Tokenizer& tok);
     const TrainState& state() const { return state_; }
     // The updates from here to the end of epoch `epochs` (counted from 1; 0 when it is over):
     // the batches left in this epoch and every batch of the epochs planned after it, over
