@@ -297,18 +297,22 @@ std::pair<std::int64_t, std::size_t> translation_edit_rate(const std::u32string&
 
 void Ter::segment(std::string_view hypothesis, const std::vector<std::string_view>& references, double* stats) const {
     if (references.empty()) throw Error("TER: a segment without references");
-    const auto words = [&](std::string_view line, WordIds& vocab, std::u32string& text) {
+    // sacreBLEU tokenizes each reference twice (_cache_references preprocesses the lines and
+    // _extract_reference_info preprocesses them again); with --ter-normalized the second pass
+    // can split more ("it's\u0085x" gives "it's x", then "it 's x"), so tfm does the same.
+    const auto words = [&](std::string_view line, WordIds& vocab, std::u32string& text, bool reference) {
         text = ter_tokenize(py_rstrip(decode_utf8(line)), opt_);
+        if (reference) text = ter_tokenize(text, opt_);
         return vocab.ids(split_spaces(text));
     };
     WordIds vocab;
     std::u32string hyp_text;
-    const std::u32string hyp = words(hypothesis, vocab, hyp_text);
+    const std::u32string hyp = words(hypothesis, vocab, hyp_text, false);
     std::int64_t best = std::int64_t(1e16);
     double ref_lengths = 0;
     for (std::string_view r : references) {
         std::u32string ref_text;
-        const std::u32string ref = words(r, vocab, ref_text);
+        const std::u32string ref = words(r, vocab, ref_text, true);
         const auto [edits, len] = translation_edit_rate(hyp, ref);
         ref_lengths += double(len);
         best = std::min(best, edits);
