@@ -4,31 +4,34 @@
 
 namespace tfm {
 
+std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t* cp) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    char32_t v = len == 4 ? (c & 0x07) : len == 3 ? (c & 0x0F) : (c & 0x1F);
+    if (len == 0 || c >= 0xF5 || i + len > text.size()) return 0;
+    for (std::size_t k = 1; k < len; ++k) {
+        if ((p[i + k] & 0xC0) != 0x80) return 0;
+        v = (v << 6) | (p[i + k] & 0x3F);
+    }
+    const char32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < min[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    *cp = v;
+    return len;
+}
+
 std::u32string decode_utf8(std::string_view text) {
     std::u32string out;
     out.reserve(text.size());
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t n = text.size();
-    for (std::size_t i = 0; i < n;) {
-        const unsigned char c = p[i];
-        if (c < 0x80) {
-            out += char32_t(c);
-            ++i;
-            continue;
-        }
-        const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-        char32_t cp = len == 4 ? (c & 0x07) : len == 3 ? (c & 0x0F) : (c & 0x1F);
-        bool ok = len != 0 && c < 0xF5 && i + len <= n;
-        for (std::size_t k = 1; ok && k < len; ++k) {
-            if ((p[i + k] & 0xC0) != 0x80) ok = false;
-            else cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (ok) {
-            const char32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-            ok = cp >= min[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-        }
-        out += ok ? cp : char32_t(0xFFFD);
-        i += ok ? len : 1;
+    for (std::size_t i = 0; i < text.size();) {
+        char32_t cp = 0;
+        const std::size_t len = utf8_sequence(text, i, &cp);
+        out += len ? cp : char32_t(0xFFFD);
+        i += len ? len : 1;
     }
     return out;
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "tfm/base/checked.hpp"
+#include "tfm/base/unicode.hpp"
 
 namespace tfm {
 
@@ -11,37 +12,14 @@ std::string sanitize_utf8(std::string_view text, std::size_t* replaced) {
     std::string out;
     out.reserve(text.size());
     std::size_t bad = 0;
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t n = text.size();
-    for (std::size_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        if (c == 0) {
-            out += ' ';
-            ++bad;
-            ++i;
-            continue;
-        }
-        if (c < 0x80) {
-            out += char(c);
-            ++i;
-            continue;
-        }
-        std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-        char32_t cp = len == 4 ? (c & 0x07) : len == 3 ? (c & 0x0F) : (c & 0x1F);
-        bool ok = len != 0 && c < 0xF5 && i + len <= n;
-        for (std::size_t k = 1; ok && k < len; ++k) {
-            if ((p[i + k] & 0xC0) != 0x80) ok = false;
-            else cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (ok) {
-            const char32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-            ok = cp >= min[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-        }
-        if (ok) {
+    for (std::size_t i = 0; i < text.size();) {
+        char32_t cp = 0;
+        const std::size_t len = utf8_sequence(text, i, &cp);
+        if (len && cp != 0) {
             out.append(text.substr(i, len));
             i += len;
         } else {
-            out += "\xEF\xBF\xBD";
+            out += len ? " " : "\xEF\xBF\xBD";  // NUL becomes a space, a bad byte U+FFFD
             ++bad;
             ++i;  // resynchronise on the next byte
         }

@@ -9,6 +9,11 @@
 
 namespace tfm {
 
+// The length (1..4) of the valid UTF-8 sequence starting at text[i], its code point in *cp;
+// 0 when the bytes there do not start one (bad lead byte, truncated or overlong sequence,
+// surrogate, past U+10FFFF).
+std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t* cp);
+
 // The code points of UTF-8 text. Each byte that does not start a valid sequence (bad lead
 // byte, truncated or overlong sequence, surrogate, past U+10FFFF) becomes one U+FFFD, as
 // sanitize_utf8 replaces it; NUL stays a code point.
