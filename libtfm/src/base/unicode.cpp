@@ -18,8 +18,8 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t* cp) {
         if ((p[i + k] & 0xC0) != 0x80) return 0;
         v = (v << 6) | (p[i + k] & 0x3F);
     }
-    const char32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (v < min[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    const char32_t shortest = len == 4 ? 0x10000 : len == 3 ? 0x800 : 0x80;  // no overlong forms
+    if (v < shortest || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
     *cp = v;
     return len;
 }
