@@ -64,8 +64,8 @@ def basic_tokenize(text, lower):
     text = unicodedata.normalize("NFC", "".join(out))
     words = []
     for token in text.split():
-        if lower:
-            token = token.lower()
+        if lower:  # HF's tokenize() lower-cases one character at a time: no final sigma
+            token = "".join(c.lower() for c in token)
             token = "".join(c for c in unicodedata.normalize("NFD", token) if unicodedata.category(c) != "Mn")
         word = ""
         for ch in token:

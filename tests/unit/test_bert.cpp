@@ -104,14 +104,48 @@ TEST_CASE("bert: HF BasicTokenizer's character rules, special tokens and vocab (
     CHECK(tok.words("a\ue000b\U000e0001a\u0378b") == std::vector<std::string>{"abab"});
     // Line and paragraph separators split words as str.split() does.
     CHECK(tok.words("a\u2028b\u2029a") == std::vector<std::string>{"a", "b", "a"});
-    // Python's str.lower(): U+0130 becomes i + U+0307 (kept without strip_accents), and a final
-    // capital sigma becomes final sigma; with accents stripped the dot goes.
+    // Lower case one character at a time, as HF's tokenize() (its "(.+?)" pattern) and the
+    // tokenizers library's BertNormalizer do: U+0130 becomes i + U+0307 (kept without
+    // strip_accents), a capital sigma is always σ, never final; with accents stripped the dot goes.
     CHECK(keep.words("\u0130stanbul") == std::vector<std::string>{"i\u0307stanbul"});
     CHECK(keep.encode("\u0130stanbul") == std::vector<std::int64_t>{12});
     CHECK(tok.words("\u0130stanbul") == std::vector<std::string>{"istanbul"});
-    CHECK(keep.words("\u039f\u0394\u039f\u03a3") == std::vector<std::string>{"\u03bf\u03b4\u03bf\u03c2"});
-    CHECK(keep.words("\u03a3\u0391") == std::vector<std::string>{"\u03c3\u03b1"});  // not final: a letter follows
-    CHECK(keep.words("\u03a3") == std::vector<std::string>{"\u03c3"});                // no cased letter before
+    CHECK(keep.words("\u039f\u0394\u039f\u03a3") == std::vector<std::string>{"\u03bf\u03b4\u03bf\u03c3"});
+    CHECK(keep.encode("\u039f\u0394\u039f\u03a3") == std::vector<std::int64_t>{1});  // "οδοσ" is not "οδος"
+    CHECK(keep.encode("\u03bf\u03b4\u03bf\u03c2") == std::vector<std::int64_t>{14});
+    CHECK(keep.words("\u03a3\u0391") == std::vector<std::string>{"\u03c3\u03b1"});
+}
+
+TEST_CASE("bert: added tokens, never_split and do_split_on_punc as HF's tokenize() (issue 50)") {
+    const std::vector<std::string> pieces = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "<", ">", "x",
+                                             "foo", "##bar", "!", "<e1>", "new", "-", "Hello"};
+    WordPieceOptions o;
+    o.added = {{"<E1>", 41, true, false},    // a special token past vocab.txt (added_tokens_decoder)
+               {"<e1>", -1, true, false},    // a special token in vocab.txt
+               {"NewTok", 40, false, true},  // added_tokens.json: non-special, normalized: stored lower-cased
+               {"[MASK]", -1, true, false}}; // listed again: still one token
+    o.never_split = {"Hello", "a-b"};
+    const WordPiece t(pieces, o);
+    CHECK(t.max_id() == 41);
+    // Special tokens as spelt stay whole; lower-casing spares them and only them.
+    CHECK(t.encode("a<E1>b <e1>") == std::vector<std::int64_t>{5, 41, 6, 13});
+    CHECK(t.encode("<e1 >") == std::vector<std::int64_t>{7, 1, 8});  // not as spelt: "<", "e1" ([UNK]), ">"
+    // A non-special added token is matched after lower-casing: every spelling of it.
+    CHECK(t.encode("NEWTOK newtok x") == std::vector<std::int64_t>{40, 40, 9});
+    // never_split words: lower-cased by the first pass like all text (so "Hello" no longer
+    // matches), kept whole when they still match ("a-b" is not split at '-'), then looked up.
+    CHECK(t.encode("Hello") == std::vector<std::int64_t>{1});
+    CHECK(t.encode("a-b") == std::vector<std::int64_t>{1});
+    WordPieceOptions cased = o;
+    cased.lower_case = false;
+    const WordPiece c(pieces, cased);
+    CHECK(c.encode("Hello a-b foobar!") == std::vector<std::int64_t>{16, 1, 10, 11, 12});
+    cased.split_on_punc = false;
+    CHECK(WordPiece(pieces, cased).encode("foobar!") == std::vector<std::int64_t>{1});  // "foobar!" is one word
+    // An added token without an id anywhere is an error that names it.
+    WordPieceOptions bad;
+    bad.added = {{"<nothere>", -1, true, false}};
+    CHECK_THROWS_WITH_AS(WordPiece(pieces, bad, "vocab.txt"), doctest::Contains("'<nothere>' has no id"), tfm::Error);
 }
 
 TEST_CASE("bert: token vectors and pooled vectors match PyTorch, pairs and padding included") {
@@ -204,4 +238,38 @@ TEST_CASE("bert: bad model directories are clear errors") {
         "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 198, "max_position_embeddings": 40,
         "hidden_act": "relu"})";
     CHECK_THROWS_WITH_AS(load_bert_dir(dir.path), doctest::Contains("hidden_act"), Error);
+}
+
+TEST_CASE("bert: the tokenizer files of a model directory, hostile ones refused (issue 50)") {
+    tfm_test::TempDir dir;
+    const auto put = [&](const char* name, const std::string& text) {
+        std::ofstream(dir.path + "/" + name) << text;
+    };
+    put("tokenizer_config.json", R"({"do_lower_case": false, "never_split": ["[X]"], "do_split_on_punc": false,
+        "additional_special_tokens": ["<a>"], "unk_token": {"content": "<unk>", "special": true},
+        "added_tokens_decoder": {"7": {"content": "<b>", "special": false, "normalized": false}}})");
+    put("special_tokens_map.json", R"({"mask_token": "<mask>", "additional_special_tokens": [{"content": "<c>"}]})");
+    put("added_tokens.json", R"({"<a>": 9, "<d>": 8})");
+    const WordPieceOptions o = read_wordpiece_options(dir.path, 10);
+    CHECK_FALSE(o.lower_case);
+    CHECK_FALSE(o.split_on_punc);
+    CHECK(o.never_split == std::vector<std::string>{"[X]"});
+    CHECK(o.unk == "<unk>");
+    CHECK(o.mask == "<mask>");
+    std::vector<std::string> added;
+    for (const AddedToken& t : o.added) added.push_back(t.content + ":" + std::to_string(t.id) + (t.special ? "s" : ""));
+    CHECK(added == std::vector<std::string>{"<c>:-1s", "<a>:-1s", "<b>:7", "<a>:9s", "<d>:8"});
+    // Hostile values: ids past the model's rows, not integers, tokens of the wrong kind or size.
+    for (const std::string& bad : {std::string(R"({"<a>": 10})"), std::string(R"({"<a>": -1})"), std::string(R"({"<a>": 1.5})"),
+                                   std::string(R"({"": 1})"), std::string(R"([1, 2])"),
+                                   "{\"" + std::string(5000, 'x') + "\": 1}"}) {
+        CAPTURE(bad);
+        put("added_tokens.json", bad);
+        CHECK_THROWS_AS(read_wordpiece_options(dir.path, 10), tfm::Error);
+    }
+    put("added_tokens.json", "{}");
+    put("tokenizer_config.json", R"({"added_tokens_decoder": {"99999999999999999999": {"content": "<z>"}}})");
+    CHECK_THROWS_WITH_AS(read_wordpiece_options(dir.path, 10), doctest::Contains("is not an integer from 0 to 9"), tfm::Error);
+    put("tokenizer_config.json", R"({"never_split": [3]})");
+    CHECK_THROWS_WITH_AS(read_wordpiece_options(dir.path, 10), doctest::Contains("must be a string"), tfm::Error);
 }

@@ -131,6 +131,16 @@ std::u32string py_lower(std::u32string_view cps) {
     return out;
 }
 
+std::u32string lower_each_char(std::u32string_view text) {
+    std::u32string out;
+    out.reserve(text.size());
+    for (char32_t c : text) {
+        if (c == 0x3A3) out += char32_t(0x3C3);  // alone, a capital sigma is never final
+        else out += py_lower(std::u32string_view(&c, 1));
+    }
+    return out;
+}
+
 std::string python_lower(std::string_view utf8) { return encode_utf8(py_lower(decode_utf8(utf8))); }
 
 }  // namespace tfm

@@ -62,7 +62,7 @@ std::string python_float(double x) {
     return out + digits.substr(0, int_digits) + "." + digits.substr(int_digits);
 }
 
-std::string json_string(const std::string& s) {
+std::string json_quote(const std::string& s) {
     std::string out = "\"";
     for (unsigned char c : s) {
         switch (c) {
@@ -98,27 +98,27 @@ std::string format_text(const ScoreLine& line, int width, bool score_only) {
 
 std::string format_json(const ScoreLine& line, int width) {
     const auto num = [&](double x) { return python_float(std::stod(fixed(x, width))); };
-    std::vector<std::pair<std::string, std::string>> fields = {{"name", json_string(line.score.name)},
+    std::vector<std::pair<std::string, std::string>> fields = {{"name", json_quote(line.score.name)},
                                                                {"score", num(line.score.score)},
-                                                               {"signature", json_string(line.signature)}};
+                                                               {"signature", json_quote(line.signature)}};
     if (line.interval) {
         const std::string mean = fixed(line.interval->mean, width), ci = fixed(line.interval->ci, width);
         fields.push_back({"confidence_mean", python_float(std::stod(mean))});
         fields.push_back({"confidence_var", python_float(std::stod(ci))});
-        fields.push_back({"confidence", json_string("μ = " + mean + " ± " + ci)});
+        fields.push_back({"confidence", json_quote("μ = " + mean + " ± " + ci)});
     }
-    if (!line.score.verbose.empty()) fields.push_back({"verbose_score", json_string(line.score.verbose)});
+    if (!line.score.verbose.empty()) fields.push_back({"verbose_score", json_quote(line.score.verbose)});
     for (std::size_t at = 0; at < line.signature.size();) {
         std::size_t end = line.signature.find('|', at);
         if (end == std::string::npos) end = line.signature.size();
         const std::string param = line.signature.substr(at, end - at);
         const std::size_t colon = param.find(':');
-        fields.push_back({json_string(param.substr(0, colon)), json_string(param.substr(colon + 1))});
+        fields.push_back({json_quote(param.substr(0, colon)), json_quote(param.substr(colon + 1))});
         at = end + 1;
     }
     std::string out = "{\n";
     for (std::size_t i = 0; i < fields.size(); ++i) {
-        const std::string key = fields[i].first[0] == '"' ? fields[i].first : json_string(fields[i].first);
+        const std::string key = fields[i].first[0] == '"' ? fields[i].first : json_quote(fields[i].first);
         out += " " + key + ": " + fields[i].second + (i + 1 < fields.size() ? ",\n" : "\n");
     }
     return out + "}";
@@ -149,10 +149,10 @@ std::string format_systems(const std::vector<std::string>& metric_names, const s
         const auto opt = [&](bool has, double x) { return has ? python_float(x) : std::string("null"); };
         std::string out = "[\n";
         for (std::size_t r = 0; r < rows.size(); ++r) {
-            out += "    {\n        \"system\": " + json_string(rows[r].name);
+            out += "    {\n        \"system\": " + json_quote(rows[r].name);
             for (std::size_t m = 0; m < metric_names.size(); ++m) {
                 const PairedResult& p = rows[r].results[m];
-                out += ",\n        " + json_string(metric_names[m]) + ": {\n";
+                out += ",\n        " + json_quote(metric_names[m]) + ": {\n";
                 out += "            \"score\": " + python_float(p.score) + ",\n";
                 out += "            \"p_value\": " + opt(p.has_p, p.p_value) + ",\n";
                 out += "            \"mean\": " + opt(p.has_ci, p.interval.mean) + ",\n";

@@ -229,21 +229,15 @@ BertDir load_bert_dir(const std::string& dir) {
     if (path_present(st)) load_bert_weights(model, SafeTensors::open(weights = st));
     else if (path_present(pt)) load_bert_weights(model, TorchCheckpoint::open(weights = pt));
     else throw Error(dir + ": missing model.safetensors (or pytorch_model.bin)");
-    WordPieceOptions opt;
-    const std::string tc = dir + "/tokenizer_config.json";
-    if (path_present(tc)) {
-        const Json j = read_json_file(tc, std::size_t(4) << 20);
-        if (!j.is_object()) throw Error(tc + ": not a JSON object");
-        if (json_has(j, "do_lower_case")) opt.lower_case = json_bool(j, "do_lower_case", tc);
-        if (json_has(j, "strip_accents") && !j["strip_accents"].is_null())
-            opt.strip_accents = json_bool(j, "strip_accents", tc) ? 1 : 0;
-        if (json_has(j, "tokenize_chinese_chars")) opt.chinese_chars = json_bool(j, "tokenize_chinese_chars", tc);
-    }
+    const WordPieceOptions opt = read_wordpiece_options(dir, model.config.vocab_size);
     const std::string vocab = dir + "/vocab.txt";
     if (!path_present(vocab)) throw Error(dir + ": missing vocab.txt (the WordPiece vocabulary of a BERT model)");
     WordPiece tokenizer = WordPiece::load(vocab, opt);
     if (tokenizer.size() > model.config.vocab_size)
         throw Error(vocab + ": " + std::to_string(tokenizer.size()) + " pieces, more than config.json's vocab_size " +
+                    std::to_string(model.config.vocab_size));
+    if (tokenizer.max_id() >= std::int64_t(model.config.vocab_size))
+        throw Error(dir + ": an added token's id " + std::to_string(tokenizer.max_id()) + " is past config.json's vocab_size " +
                     std::to_string(model.config.vocab_size));
     return {dir, weights, std::move(model), std::move(tokenizer)};
 }

@@ -2,6 +2,7 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -103,17 +104,73 @@ bool is_cjk(std::int32_t c) {
 WordPiece::WordPiece(std::vector<std::string> pieces, const WordPieceOptions& opt, const std::string& origin)
     : pieces_(std::move(pieces)), opt_(opt) {
     for (std::size_t i = 0; i < pieces_.size(); ++i) ids_[pieces_[i]] = std::int64_t(i);  // the last wins, as in HF's load_vocab
-    auto special = [&](const char* name) {
+    auto special = [&](const std::string& name) {
         const std::int64_t v = id(name);
         if (v < 0) throw Error(origin + ": no " + name + " piece");
         return v;
     };
-    cls_ = special("[CLS]");
-    sep_ = special("[SEP]");
-    unk_ = special("[UNK]");
-    pad_ = special("[PAD]");
-    for (const char* name : {"[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]"})
-        if (const std::int64_t v = id(name); v >= 0) specials_.emplace_back(name, v);
+    cls_ = special(opt_.cls);
+    sep_ = special(opt_.sep);
+    unk_ = special(opt_.unk);
+    pad_ = special(opt_.pad);
+    // HF's order of all_special_tokens: unk, sep, pad, cls, mask, then the additional ones.
+    std::vector<AddedToken> all;
+    for (const std::string* name : {&opt_.unk, &opt_.sep, &opt_.pad, &opt_.cls, &opt_.mask})
+        if (id(*name) >= 0) all.push_back({*name, id(*name), true, false});
+    for (AddedToken t : opt_.added) {
+        if (t.content.empty()) throw Error(origin + ": an added token is empty");
+        if (!t.special && t.normalized && opt_.lower_case) t.content = python_lower(t.content);
+        if (t.id < 0) t.id = id(t.content);
+        if (t.id < 0)
+            throw Error(origin + ": the added token '" + t.content +
+                        "' has no id (it is neither in vocab.txt nor in added_tokens.json or added_tokens_decoder)");
+        all.push_back(std::move(t));
+    }
+    for (AddedToken& t : all) {
+        auto [it, fresh] = added_ids_.emplace(t.content, t.id);
+        if (!fresh) {  // given twice: the last word on it wins, as a dict update does
+            it->second = t.id;
+            for (AddedToken& a : added_)
+                if (a.content == t.content) a = t;
+            continue;
+        }
+        added_.push_back(t);
+    }
+    for (const AddedToken& t : added_)
+        if (t.special) protected_.push_back(t.content);
+    for (const AddedToken& t : added_)
+        if (!t.special && t.normalized) protected_.push_back(t.content);
+    never_split_.insert(opt_.never_split.begin(), opt_.never_split.end());
+}
+
+std::int64_t WordPiece::max_id() const {
+    std::int64_t m = std::int64_t(pieces_.size()) - 1;
+    for (const AddedToken& t : added_) m = std::max(m, t.id);
+    return m;
+}
+
+std::string WordPiece::lower_outside_protected(std::string_view text) const {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::string* hit = nullptr;
+        for (const std::string& p : protected_)  // the first listed that matches here, as a regex alternation
+            if (text.compare(i, p.size(), p) == 0) {
+                hit = &p;
+                break;
+            }
+        if (hit) {
+            out += *hit;
+            i += hit->size();
+            continue;
+        }
+        char32_t c = 0;
+        const std::size_t len = std::max<std::size_t>(1, utf8_sequence(text, i, &c));
+        if (c == '\n') out += '\n';  // '.' does not match a newline: HF's pattern leaves it
+        else out += encode_utf8(lower_each_char(std::u32string_view(&c, 1)));
+        i += len;
+    }
+    return out;
 }
 
 WordPiece WordPiece::load(const std::string& path, const WordPieceOptions& opt) {
@@ -160,7 +217,11 @@ std::vector<std::string> WordPiece::words(std::string_view text) const {
     std::vector<std::string> out;
     for (std::string& token : split(clean, ' ')) {
         if (token.empty()) continue;
-        if (opt_.lower_case) token = python_lower(token);
+        if (never_split_.count(token)) {  // kept whole: no lower case, no accents stripped, no split
+            out.push_back(std::move(token));
+            continue;
+        }
+        if (opt_.lower_case) token = encode_utf8(lower_each_char(decode_utf8(token)));
         if (strip) {
             std::string kept;
             for (std::int32_t c : code_points(mapped(token, UTF8PROC_DECOMPOSE)))
@@ -169,7 +230,7 @@ std::vector<std::string> WordPiece::words(std::string_view text) const {
         }
         std::string word;
         for (std::int32_t c : code_points(token)) {
-            if (is_punctuation(c)) {
+            if (opt_.split_on_punc && is_punctuation(c)) {
                 if (!word.empty()) out.push_back(std::move(word));
                 word.clear();
                 std::string p;
@@ -184,23 +245,27 @@ std::vector<std::string> WordPiece::words(std::string_view text) const {
     return out;
 }
 
-std::vector<std::int64_t> WordPiece::encode(std::string_view text) const {
-    // The special tokens written in the text stay whole (HF splits them out first, exactly as
-    // spelt, before the basic tokenizer); the text between them is tokenized on its own.
+std::vector<std::int64_t> WordPiece::encode(std::string_view raw) const {
+    // As HF's tokenize(): lower-case first (the protected tokens as spelt), then split the added
+    // tokens out (the earliest, the longest there), each one id; the text between them is
+    // tokenized on its own.
+    const std::string clean = sanitize_utf8(raw);
+    const std::string lowered = opt_.lower_case ? lower_outside_protected(clean) : std::string();
+    const std::string_view text = opt_.lower_case ? std::string_view(lowered) : std::string_view(clean);
     std::vector<std::int64_t> out;
     std::size_t from = 0;
     for (;;) {
         std::size_t at = std::string_view::npos, len = 0;
-        std::int64_t special = -1;
-        for (const auto& [spelling, sid] : specials_) {
-            const std::size_t p = text.find(spelling, from);
-            if (p < at || (p == at && p != std::string_view::npos && spelling.size() > len))
-                at = p, len = spelling.size(), special = sid;
+        std::int64_t found = -1;
+        for (const AddedToken& t : added_) {
+            const std::size_t p = text.find(t.content, from);
+            if (p < at || (p == at && p != std::string_view::npos && t.content.size() > len))
+                at = p, len = t.content.size(), found = t.id;
         }
         const std::vector<std::int64_t> part = encode_words(text.substr(from, at == std::string_view::npos ? at : at - from));
         out.insert(out.end(), part.begin(), part.end());
         if (at == std::string_view::npos) return out;
-        out.push_back(special);
+        out.push_back(found);
         from = at + len;
     }
 }
@@ -208,6 +273,11 @@ std::vector<std::int64_t> WordPiece::encode(std::string_view text) const {
 std::vector<std::int64_t> WordPiece::encode_words(std::string_view text) const {
     std::vector<std::int64_t> out;
     for (const std::string& word : words(text)) {
+        if (never_split_.count(word)) {  // looked up as it is: an added token's id, a piece's, or [UNK]
+            const auto a = added_ids_.find(word);
+            out.push_back(a != added_ids_.end() ? a->second : id(word) >= 0 ? id(word) : unk_);
+            continue;
+        }
         // Byte offsets of the word's characters: pieces end on character boundaries.
         std::vector<std::size_t> bounds{0};
         const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(word.data());

@@ -33,5 +33,7 @@ std::u32string_view py_rstrip(std::u32string_view text);
 // cased letter, not before one, case-ignorables skipped both ways), as CPython decides.
 std::u32string py_lower(std::u32string_view text);
 std::string python_lower(std::string_view utf8);
+// Each character's str.lower() on its own, as HF's tokenizers lower-case: no final sigma.
+std::u32string lower_each_char(std::u32string_view text);
 
 }  // namespace tfm

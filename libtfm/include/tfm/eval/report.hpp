@@ -14,7 +14,7 @@ namespace tfm {
 // Python's repr() of a float: the shortest digits that read back, "0.0", "1e-05", "1e+16".
 std::string python_float(double x);
 // A JSON string literal (UTF-8 kept as it is, as json.dumps(ensure_ascii=False) writes it).
-std::string json_string(const std::string& s);
+std::string json_quote(const std::string& s);
 
 struct ScoreLine {
     Score score;
