@@ -193,6 +193,33 @@ TEST_CASE("safetensors: empty tensors read, as the format's own test vectors hav
           }).find("tensor 'e': shape [0,1099511627776,2] has more than") != std::string::npos);
 }
 
+TEST_CASE("safetensors: every dtype the format defines opens; one tfm cannot use is refused by name when read (issue 50)") {
+    TempDir dir;
+    // The safetensors Dtype enum: F8_E5M2, F8_E4M3, F8_E8M0 (1 byte), C64 (8 bytes), F4 (4 bits),
+    // F6_E2M3 and F6_E3M2 (6 bits): 2 F4 values are one byte, 4 F6 values three.
+    const std::string header = R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                               R"("f8":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[4,6]},)"
+                               R"("f8b":{"dtype":"F8_E5M2","shape":[1],"data_offsets":[6,7]},)"
+                               R"("e8":{"dtype":"F8_E8M0","shape":[1],"data_offsets":[7,8]},)"
+                               R"("c":{"dtype":"C64","shape":[1],"data_offsets":[8,16]},)"
+                               R"("f4":{"dtype":"F4","shape":[2],"data_offsets":[16,17]},)"
+                               R"("f6":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[17,20]},)"
+                               R"("f6b":{"dtype":"F6_E3M2","shape":[4],"data_offsets":[20,23]}})";
+    std::string data("\x00\x00\x80\x3f", 4);
+    data += std::string(19, '\x11');
+    const SafeTensors st = SafeTensors::open(raw_file(dir, header, data));
+    CHECK(st.get("w")(0) == 1.0f);
+    for (const char* name : {"f8", "f8b", "e8", "c", "f4", "f6", "f6b"}) {
+        CAPTURE(name);
+        CHECK(error_of([&] { st.get(name); }).find("tensor '" + std::string(name) + "' has dtype") != std::string::npos);
+    }
+    // Sub-byte tensors must fill whole bytes; an unknown dtype is refused at once.
+    CHECK(error_of([&] { SafeTensors::open(raw_file(dir, R"({"f4":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", "ab")); })
+              .find("is not a whole number of bytes") != std::string::npos);
+    CHECK(error_of([&] { SafeTensors::open(raw_file(dir, R"({"x":{"dtype":"F12","shape":[1],"data_offsets":[0,2]}})", "ab")); })
+              .find("unknown dtype F12") != std::string::npos);
+}
+
 TEST_CASE("safetensors: an I8 tensor without proper row scales is refused") {
     TempDir dir;
     auto err = [&](const std::string& header, const std::string& data) {

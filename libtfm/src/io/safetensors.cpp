@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tfm/base/checked.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/quantize.hpp"
 #include "tfm/io/io.hpp"
@@ -112,8 +113,10 @@ SafeTensors SafeTensors::open(const std::string& path) {
         const auto& off = entry["data_offsets"];
         if (!dt.is_string()) throw bad(where + "dtype is not a string");
         info.dtype = dt.get<std::string>();
-        std::size_t isz = dtype_size(info.dtype);
-        if (isz == 0) throw bad(where + "unknown dtype " + info.dtype);
+        // Every dtype the format defines opens (a tensor tfm cannot compute with is refused, by
+        // name, only when it is read); an unknown one is an error now.
+        const std::size_t bits = dtype_bits(info.dtype);
+        if (bits == 0) throw bad(where + "unknown dtype " + info.dtype);
         if (!shape.is_array()) throw bad(where + "shape is not an array");
         for (const auto& d : shape) {
             if (!d.is_number_unsigned()) throw bad(where + "shape has a non-integer dimension");
@@ -136,9 +139,12 @@ SafeTensors SafeTensors::open(const std::string& path) {
         } catch (const Error& e) {
             throw bad(where + e.what());
         }
-        if (numel * isz != info.end - info.begin)
+        std::size_t total_bits = 0;
+        if (!checked::mul(numel, bits, &total_bits) || total_bits % 8 != 0)
+            throw bad(where + "shape " + shape_str(info.shape) + " of " + info.dtype + " is not a whole number of bytes");
+        if (total_bits / 8 != info.end - info.begin)
             throw bad(where + "shape " + shape_str(info.shape) + " of " + info.dtype + " needs " +
-                      std::to_string(numel * isz) + " bytes, data_offsets give " +
+                      std::to_string(total_bits / 8) + " bytes, data_offsets give " +
                       std::to_string(info.end - info.begin));
         st.infos_.emplace(name, std::move(info));
     }
@@ -216,8 +222,9 @@ void release_pages(const unsigned char* at, std::size_t bytes) {
 
 void SafeTensors::decode(const std::string& name, const TensorInfo& info, std::size_t first, std::size_t n,
                          float* out) const {
-    const unsigned char* at = map_ + data_start_ + info.begin + first * dtype_size(info.dtype);
-    if (!decode_floats(out, at, n, info.dtype))
+    const std::size_t item = dtype_size(info.dtype);
+    const unsigned char* at = map_ + data_start_ + info.begin + first * item;
+    if (item == 0 || !decode_floats(out, at, n, info.dtype))
         throw Error(path_ + ": tensor '" + name + "' has dtype " + info.dtype + " (expected F32, F16, BF16, F64 or I8)");
     release_pages(at, n * dtype_size(info.dtype));
     check_finite(out, n, first, info.shape, path_, name);

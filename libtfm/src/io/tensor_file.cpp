@@ -73,13 +73,18 @@ void check_finite(const float* values, std::size_t n, std::size_t first, const S
         }
 }
 
+std::size_t dtype_bits(const std::string& dtype) {
+    static const std::map<std::string, std::size_t> bits = {
+        {"BOOL", 8},  {"F4", 4},   {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},   {"I8", 8},   {"F8_E5M2", 8},
+        {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"I16", 16}, {"U16", 16},   {"F16", 16}, {"BF16", 16}, {"I32", 32},
+        {"U32", 32},  {"F32", 32},  {"C64", 64},  {"F64", 64},   {"I64", 64}, {"U64", 64}};
+    auto it = bits.find(dtype);
+    return it == bits.end() ? 0 : it->second;
+}
+
 std::size_t dtype_size(const std::string& dtype) {
-    static const std::map<std::string, std::size_t> sizes = {
-        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2}, {"U16", 2},
-        {"F16", 2},  {"BF16", 2}, {"I32", 4}, {"U32", 4},     {"F32", 4},     {"F64", 8}, {"I64", 8},
-        {"U64", 8}};
-    auto it = sizes.find(dtype);
-    return it == sizes.end() ? 0 : it->second;
+    const std::size_t b = dtype_bits(dtype);
+    return b % 8 == 0 ? b / 8 : 0;
 }
 
 namespace {

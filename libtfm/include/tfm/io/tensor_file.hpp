@@ -51,8 +51,11 @@ std::string index_str(std::size_t flat, const Shape& shape);
 // false for another dtype.
 bool decode_floats(float* dst, const unsigned char* src, std::size_t n, const std::string& dtype);
 
-// Bytes per element of a dtype name (F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL); 0 if
-// unknown.
+// Bytes per element of a dtype name (F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL, the
+// 8-bit floats, C64); 0 if unknown or smaller than a byte.
 std::size_t dtype_size(const std::string& dtype);
+// Bits per element of every dtype the safetensors format defines, those smaller than a byte
+// (F4, F6_E2M3, F6_E3M2) included; 0 if unknown.
+std::size_t dtype_bits(const std::string& dtype);
 
 }  // namespace tfm
