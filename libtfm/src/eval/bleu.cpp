@@ -107,11 +107,11 @@ void Bleu::segment(std::string_view hypothesis, const std::vector<std::string_vi
     stats[0] = double(hyp.size());
     stats[1] = double(closest);
     for (std::size_t n = 1; n <= kOrder; ++n) {
-        NgramCounts ref = count_ngrams(refs.front(), n);
-        for (std::size_t k = 1; k < refs.size(); ++k) ref = max_counts(ref, count_ngrams(refs[k], n));
-        const NgramCounts h = count_ngrams(hyp, n);
+        NgramCounts ref = count_ngrams(refs.front(), n, kWordIdBits);
+        for (std::size_t k = 1; k < refs.size(); ++k) ref = max_counts(ref, count_ngrams(refs[k], n, kWordIdBits));
+        const NgramCounts h = count_ngrams(hyp, n, kWordIdBits);
         stats[2 + n - 1] = double(clipped_matches(h, ref));
-        stats[2 + kOrder + n - 1] = double(ngram_total(h));
+        stats[2 + kOrder + n - 1] = double(h.total());
     }
 }
 

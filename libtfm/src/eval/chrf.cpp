@@ -68,16 +68,16 @@ void Chrf::segment(std::string_view hypothesis, const std::vector<std::string_vi
             for (char32_t c : g->text)
                 if (!py_isspace(c)) g->chars += c;
         }
-        for (int n = 1; n <= opt_.char_order; ++n) g->counts.push_back(count_ngrams(g->chars, std::size_t(n)));
+        for (int n = 1; n <= opt_.char_order; ++n) g->counts.push_back(count_ngrams(g->chars, std::size_t(n), kCodePointBits));
         if (opt_.word_order > 0) {
             g->words = vocab.ids(punct_split_words(g->text));
-            for (int n = 1; n <= opt_.word_order; ++n) g->counts.push_back(count_ngrams(g->words, std::size_t(n)));
+            for (int n = 1; n <= opt_.word_order; ++n) g->counts.push_back(count_ngrams(g->words, std::size_t(n), kWordIdBits));
         }
         return g;
     };
     const auto hyp = grams(hypothesis);
     std::vector<std::size_t> hyp_totals;
-    for (const NgramCounts& c : hyp->counts) hyp_totals.push_back(ngram_total(c));
+    for (const NgramCounts& c : hyp->counts) hyp_totals.push_back(c.total());
     std::vector<double> candidate(width());
     double best = -1.0;
     for (std::string_view r : references) {
@@ -85,7 +85,7 @@ void Chrf::segment(std::string_view hypothesis, const std::vector<std::string_vi
         for (std::size_t k = 0; k < ref->counts.size(); ++k) {
             const NgramCounts& rc = ref->counts[k];
             candidate[3 * k] = rc.empty() ? 0.0 : double(hyp_totals[k]);  // no hits without a reference n-gram
-            candidate[3 * k + 1] = double(ngram_total(rc));
+            candidate[3 * k + 1] = double(rc.total());
             candidate[3 * k + 2] = double(clipped_matches(hyp->counts[k], rc));
         }
         const double f = f_score(candidate.data());
