@@ -273,3 +273,65 @@ TEST_CASE("bert: the tokenizer files of a model directory, hostile ones refused 
     put("tokenizer_config.json", R"({"never_split": [3]})");
     CHECK_THROWS_WITH_AS(read_wordpiece_options(dir.path, 10), doctest::Contains("must be a string"), tfm::Error);
 }
+
+TEST_CASE("bert: transformers' own test_tokenization_bert.py vectors") {
+    // setUp's vocab, and the pieces test_offsets_with_special_characters and
+    // test_change_tokenize_chinese_chars need.
+    const std::vector<std::string> pieces = {"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]", "want", "##want", "##ed", "wa",
+                                             "un", "runn", "##ing", ",", "low", "lowest", "A", "a", "na", "##ï", "##ve",
+                                             "naive", "Allen", "##NL", "##P", "allen", "##nl", "##p", "sentence", ".",
+                                             "的", "人", "有", "##人", "##有"};
+    WordPieceOptions lower;  // BertTokenizer's defaults
+    WordPieceOptions lower_keep = lower, lower_strip = lower, cased, cased_keep, cased_strip;
+    lower_keep.strip_accents = 0;
+    lower_strip.strip_accents = 1;
+    cased.lower_case = cased_keep.lower_case = cased_strip.lower_case = false;
+    cased_keep.strip_accents = 0;
+    cased_strip.strip_accents = 1;
+    using W = std::vector<std::string>;
+    const WordPiece tok(pieces, lower);
+    // test_full_tokenizer
+    CHECK(tok.encode("UNwant\u00E9d,running") == std::vector<std::int64_t>{9, 6, 7, 12, 10, 11});
+    // test_chinese
+    CHECK(tok.words("ah\u535A\u63A8zz") == W{"ah", "\u535A", "\u63A8", "zz"});
+    // test_basic_tokenizer_lower / _strip_accents_false / _true / _default
+    const std::string text = " \tHeLLo!how  \n Are yoU?  ", umlaut = " \tH\u00e4LLo!how  \n Are yoU?  ";
+    CHECK(tok.words(text) == W{"hello", "!", "how", "are", "you", "?"});
+    CHECK(tok.words("H\u00E9llo") == W{"hello"});
+    CHECK(WordPiece(pieces, lower_keep).words(umlaut) == W{"h\u00e4llo", "!", "how", "are", "you", "?"});
+    CHECK(WordPiece(pieces, lower_keep).words("H\u00E9llo") == W{"h\u00E9llo"});
+    CHECK(WordPiece(pieces, lower_strip).words(umlaut) == W{"hallo", "!", "how", "are", "you", "?"});
+    CHECK(tok.words(umlaut) == W{"hallo", "!", "how", "are", "you", "?"});
+    // test_basic_tokenizer_no_lower / _strip_accents_false / _true
+    CHECK(WordPiece(pieces, cased).words(text) == W{"HeLLo", "!", "how", "Are", "yoU", "?"});
+    CHECK(WordPiece(pieces, cased_keep).words(umlaut) == W{"H\u00e4LLo", "!", "how", "Are", "yoU", "?"});
+    CHECK(WordPiece(pieces, cased_strip).words(umlaut) == W{"HaLLo", "!", "how", "Are", "yoU", "?"});
+    // test_basic_tokenizer_respects_never_split_tokens
+    WordPieceOptions never = cased;
+    never.never_split = {"[UNK]"};
+    CHECK(WordPiece(pieces, never).words(text + "[UNK]") == W{"HeLLo", "!", "how", "Are", "yoU", "?", "[UNK]"});
+    // test_basic_tokenizer_splits_on_punctuation
+    CHECK(tok.words("a\n'll !!to?'d of, can't.") ==
+          W{"a", "'", "ll", "!", "!", "to", "?", "'", "d", "of", ",", "can", "'", "t", "."});
+    // test_basic_tokenizer_remove_control_chars_true: LRM and RLM go
+    CHECK(tok.words("\u200E\u200F").empty());
+    // test_wordpiece_tokenizer (its vocab is setUp's)
+    CHECK(tok.encode("").empty());
+    CHECK(tok.encode("unwanted running") == std::vector<std::int64_t>{9, 6, 7, 10, 11});
+    CHECK(tok.encode("unwantedX running") == std::vector<std::int64_t>{0, 10, 11});
+    // test_is_whitespace: U+00A0 separates words
+    CHECK(tok.words("a\u00A0b") == W{"a", "b"});
+    // test_clean_text: "Test" and "test" are [UNK], a soft hyphen nothing
+    CHECK(tok.encode("Test") == std::vector<std::int64_t>{0});
+    CHECK(tok.encode("\xc2\xad").empty());
+    CHECK(tok.encode("test") == std::vector<std::int64_t>{0});
+    // test_offsets_with_special_characters: cased and uncased, [MASK] whole
+    const std::string sentence = "A, na\u00efve [MASK] AllenNLP sentence.";
+    CHECK(WordPiece(pieces, cased).encode(sentence) == std::vector<std::int64_t>{15, 12, 17, 18, 19, 4, 21, 22, 23, 27, 28});
+    CHECK(tok.encode(sentence) == std::vector<std::int64_t>{16, 12, 20, 4, 24, 25, 26, 27, 28});
+    // test_change_tokenize_chinese_chars
+    CHECK(tok.encode("的人有") == std::vector<std::int64_t>{29, 30, 31});
+    WordPieceOptions no_cjk = lower;
+    no_cjk.chinese_chars = false;
+    CHECK(WordPiece(pieces, no_cjk).encode("的人有") == std::vector<std::int64_t>{29, 32, 33});
+}
