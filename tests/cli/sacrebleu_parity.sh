@@ -50,5 +50,30 @@ open("diffs", "w").write("; ".join(bad[:4]))
 sys.exit(1 if bad else 0)
 PY
 done < "$d/expected.tsv"
-[ "$checks" -ge 72 ] && ok || fail "only $checks checks ran"
+# What sacreBLEU refuses, tfm-bleu refuses: usage errors (2) and bad input (1), named.
+expect_status 2 "a paired test of one system" -- tfm-bleu wmt.ref -i wmt.sys0 --paired-bs
+expect_err "paired tests need two systems or more" "paired test message"
+expect_status 2 "two paired tests" -- tfm-bleu wmt.ref -i wmt.sys0 wmt.sys1 --paired-bs --paired-ar
+expect_status 2 "--sentence-level with two metrics" -- tfm-bleu wmt.ref -i wmt.sys0 -m bleu,chrf --sentence-level
+expect_err "one metric at a time" "--sentence-level message"
+expect_status 2 "--confidence of two systems" -- tfm-bleu wmt.ref -i wmt.sys0 wmt.sys1 --confidence
+expect_status 2 "an unknown metric" -- tfm-bleu wmt.ref -i wmt.sys0 -m meteor
+head -3 wmt.sys0 > short.txt
+expect_status 1 "hypotheses shorter than the references" -- tfm-bleu wmt.ref -i short.txt
+expect_err "hypotheses short.txt has 3 lines, the references 400" "length message"
+expect_status 1 "a second reference of another length" -- tfm-bleu wmt.ref short.txt -i wmt.sys0
+expect_err "reference file short.txt has 3 lines" "reference length message"
+printf 'a\tb\nc\n' > tabs.txt
+expect_status 1 "a line without its tab-separated references" -- bash -c "printf 'a\nc\n' | tfm-bleu tabs.txt --num-refs 2"
+expect_err "tabs.txt:2: expected 2 tab-separated references, found 1" "--num-refs message"
+python3 -c "print(' '.join(['w%d' % i for i in range(5000)]))" > long.txt
+expect_status 1 "a TER segment past its limit" -- bash -c "tfm-bleu long.txt -m ter < long.txt"
+expect_err "past TER's limit of 16777216 word pairs" "TER limit message"
+expect_status 0 "BLEU and chrF of the same long segment" -- bash -c "tfm-bleu long.txt -m bleu,chrf -b < long.txt"
+[ "$(tr '\n' ' ' < out)" = "100.00 100.00 " ] && ok || fail "long segment against itself: $(cat out)"
+if [ -w /dev/full ]; then
+    expect_status 1 "a full disk" -- bash -c "tfm-bleu wmt.ref -i wmt.sys0 > /dev/full"
+    expect_err "write error" "full disk message"
+fi
+[ "$checks" -ge 90 ] && ok || fail "only $checks checks ran"
 finish

@@ -1,5 +1,6 @@
 // BERT's tokenizer on arbitrary bytes (invalid UTF-8, control and combining characters, CJK,
-// very long words, tabs): every line gives ids inside the vocabulary, and the model input
+// very long words, tabs, added tokens and never_split words): every line gives ids inside the
+// vocabulary and its added tokens, and the model input
 // built from it (alone, and as a pair at its first tab) fits the positions it is given,
 // starting with [CLS] and ending with [SEP].
 #include <cstdint>
@@ -17,8 +18,12 @@ const tfm::WordPiece& tokenizer() {
             pieces.push_back(std::string(1, c));
             pieces.push_back("##" + std::string(1, c));
         }
-        for (const char* w : {"the", "dog", "##s", "caf", "##é", "中", "über", "##ing", "a", "##a"}) pieces.push_back(w);
-        return tfm::WordPiece(pieces, tfm::WordPieceOptions{});
+        for (const char* w : {"the", "dog", "##s", "caf", "##é", "中", "über", "##ing", "a", "##a", "<e1>"}) pieces.push_back(w);
+        tfm::WordPieceOptions opt;  // added tokens (one past vocab.txt) and never_split words too
+        opt.added = {{"<e1>", -1, true, false}, {"NewTok", std::int64_t(pieces.size()), false, true}, {"[MASK]", -1, true, false}};
+        opt.added.back().id = 2;
+        opt.never_split = {"a-b", "[X]"};
+        return tfm::WordPiece(pieces, opt);
     }();
     return tok;
 }
@@ -33,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (end == std::string::npos) end = text.size();
         const std::string_view line = std::string_view(text).substr(start, end - start);
         for (std::int64_t id : tok.encode(line))
-            if (id < 0 || std::size_t(id) >= tok.size()) __builtin_trap();
+            if (id < 0 || id > tok.max_id()) __builtin_trap();
         const std::size_t tab = line.find('\t');
         const std::string_view second = tab == std::string_view::npos ? std::string_view() : line.substr(tab + 1);
         for (std::size_t cap : {3, 16, 512}) {

@@ -37,10 +37,10 @@ std::vector<std::u32string_view> punct_split_words(std::u32string_view text) {
     return out;
 }
 
-// Everything chrF counts in one text: character n-grams per order, then word n-grams.
-struct Grams {
+// What chrF counts in one text: its characters (whitespace removed unless kept) and the ids
+// of its words.
+struct Text {
     std::u32string text, chars, words;
-    std::vector<NgramCounts> counts;
 };
 
 }  // namespace
@@ -56,37 +56,39 @@ std::string Chrf::name() const { return "chrF" + std::to_string(opt_.beta) + std
 
 void Chrf::segment(std::string_view hypothesis, const std::vector<std::string_view>& references, double* stats) const {
     if (references.empty()) throw Error("chrF: a segment without references");
-    WordIds vocab;
-    const auto grams = [&](std::string_view line) {
-        auto g = std::make_unique<Grams>();
-        g->text = decode_utf8(line);
-        if (opt_.lowercase) g->text = py_lower(g->text);
+    WordIds vocab;  // over the hypothesis and every reference: their texts live as long as it
+    std::vector<std::unique_ptr<Text>> texts;
+    const auto prepare = [&](std::string_view line) -> const Text& {
+        auto t = std::make_unique<Text>();
+        t->text = decode_utf8(line);
+        if (opt_.lowercase) t->text = py_lower(t->text);
         if (opt_.whitespace) {
-            g->chars = g->text;
+            t->chars = t->text;
         } else {
-            g->chars.reserve(g->text.size());
-            for (char32_t c : g->text)
-                if (!py_isspace(c)) g->chars += c;
+            t->chars.reserve(t->text.size());
+            for (char32_t c : t->text)
+                if (!py_isspace(c)) t->chars += c;
         }
-        for (int n = 1; n <= opt_.char_order; ++n) g->counts.push_back(count_ngrams(g->chars, std::size_t(n), kCodePointBits));
-        if (opt_.word_order > 0) {
-            g->words = vocab.ids(punct_split_words(g->text));
-            for (int n = 1; n <= opt_.word_order; ++n) g->counts.push_back(count_ngrams(g->words, std::size_t(n), kWordIdBits));
-        }
-        return g;
+        if (opt_.word_order > 0) t->words = vocab.ids(punct_split_words(t->text));
+        texts.push_back(std::move(t));
+        return *texts.back();
     };
-    const auto hyp = grams(hypothesis);
-    std::vector<std::size_t> hyp_totals;
-    for (const NgramCounts& c : hyp->counts) hyp_totals.push_back(c.total());
+    const Text& hyp = prepare(hypothesis);
+    const std::size_t orders = std::size_t(opt_.char_order + opt_.word_order);
     std::vector<double> candidate(width());
     double best = -1.0;
     for (std::string_view r : references) {
-        const auto ref = grams(r);
-        for (std::size_t k = 0; k < ref->counts.size(); ++k) {
-            const NgramCounts& rc = ref->counts[k];
-            candidate[3 * k] = rc.empty() ? 0.0 : double(hyp_totals[k]);  // no hits without a reference n-gram
+        const Text& ref = prepare(r);
+        // One order at a time, so that a long line holds two tables of counts, not twelve.
+        for (std::size_t k = 0; k < orders; ++k) {
+            const bool chars = k < std::size_t(opt_.char_order);
+            const std::size_t n = chars ? k + 1 : k + 1 - std::size_t(opt_.char_order);
+            const unsigned bits = chars ? kCodePointBits : kWordIdBits;
+            const NgramCounts h = count_ngrams(chars ? hyp.chars : hyp.words, n, bits);
+            const NgramCounts rc = count_ngrams(chars ? ref.chars : ref.words, n, bits);
+            candidate[3 * k] = rc.empty() ? 0.0 : double(h.total());  // no hits without a reference n-gram
             candidate[3 * k + 1] = double(rc.total());
-            candidate[3 * k + 2] = double(clipped_matches(hyp->counts[k], rc));
+            candidate[3 * k + 2] = double(clipped_matches(h, rc));
         }
         const double f = f_score(candidate.data());
         if (f > best) {

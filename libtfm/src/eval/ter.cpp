@@ -300,19 +300,22 @@ void Ter::segment(std::string_view hypothesis, const std::vector<std::string_vie
     // sacreBLEU tokenizes each reference twice (_cache_references preprocesses the lines and
     // _extract_reference_info preprocesses them again); with --ter-normalized the second pass
     // can split more ("it's\u0085x" gives "it's x", then "it 's x"), so tfm does the same.
-    const auto words = [&](std::string_view line, WordIds& vocab, std::u32string& text, bool reference) {
-        text = ter_tokenize(py_rstrip(decode_utf8(line)), opt_);
-        if (reference) text = ter_tokenize(text, opt_);
-        return vocab.ids(split_spaces(text));
-    };
+    // The vocabulary holds views into the texts: they all live as long as it does (reserved, so
+    // that no text moves).
+    std::vector<std::u32string> texts;
+    texts.reserve(references.size() + 1);
     WordIds vocab;
-    std::u32string hyp_text;
-    const std::u32string hyp = words(hypothesis, vocab, hyp_text, false);
+    const auto words = [&](std::string_view line, bool reference) {
+        std::u32string text = ter_tokenize(py_rstrip(decode_utf8(line)), opt_);
+        if (reference) text = ter_tokenize(text, opt_);
+        texts.push_back(std::move(text));
+        return vocab.ids(split_spaces(texts.back()));
+    };
+    const std::u32string hyp = words(hypothesis, false);
     std::int64_t best = std::int64_t(1e16);
     double ref_lengths = 0;
     for (std::string_view r : references) {
-        std::u32string ref_text;
-        const std::u32string ref = words(r, vocab, ref_text, true);
+        const std::u32string ref = words(r, true);
         const auto [edits, len] = translation_edit_rate(hyp, ref);
         ref_lengths += double(len);
         best = std::min(best, edits);
