@@ -1,6 +1,7 @@
 // What every tfm tool shares: the CLI11 app with --help/--version and an example, the
 // output-format flags, signal set-up, and the mapping of errors to messages and exit codes
-// (docs/design.md §5): 0 ok, 1 runtime error, 2 usage error, 130 interrupted; a closed pipe
+// (docs/design.md §5): 0 ok, 1 runtime error, 2 usage error, 128 + the signal's number when a
+// signal (SIGINT, SIGTERM, ...) ends the tool; a closed pipe
 // downstream ends the tool quietly.
 #pragma once
 
