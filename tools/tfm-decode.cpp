@@ -9,6 +9,7 @@
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/io/window.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/io/stream.hpp"
@@ -80,22 +81,17 @@ int main(int argc, char** argv) {
             throw tfm::UsageError("--source-text is what --replace-unk copies from; without it, it is not read");
         std::optional<tfm::tool::AlignedLines> sources;
         if (!source_text.empty()) sources.emplace(source_text, "source text");
-        std::exception_ptr pending;  // a bad record: thrown once the records before it are decoded
-        for (bool more = true; more && !pending;) {
-            std::vector<xt::xtensor<float, 2>> memories;
+        tfm::WindowReader<xt::xtensor<float, 2>> windows;
+        auto read_memory = [&](std::vector<xt::xtensor<float, 2>>& into) {
+            auto rec = reader.next();
+            if (!rec) return false;
+            into.push_back(memory_of(std::move(*rec), d, reader.records_read() - 1));
+            return true;
+        };
+        for (;;) {
             const std::size_t first = reader.records_read();
-            try {
-                while (memories.size() < window) {
-                    auto rec = reader.next();
-                    if (!rec) {
-                        more = false;
-                        break;
-                    }
-                    memories.push_back(memory_of(std::move(*rec), d, reader.records_read() - 1));
-                }
-            } catch (const tfm::Error&) {
-                pending = std::current_exception();
-            }
+            auto memories = windows.next(window, read_memory, [&] { return in.ready(); });
+            if (memories.empty()) break;
             opt.first_index = first;
             if (prefixes) opt.prefixes = prefixes->next(memories.size());
             std::vector<std::vector<tfm::TokenSpelling>> spellings;
@@ -104,10 +100,7 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i < results.size(); ++i)
                 out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags,
                                                        sources ? &spellings[i] : nullptr));
-        }
-        if (pending) {
-            out.flush();
-            std::rethrow_exception(pending);
+            out.flush();  // the window's lines go now: a reader on a quiet pipe need not wait
         }
         if (prefixes) prefixes->finish();
         if (sources) sources->finish();

@@ -7,13 +7,14 @@
 #include <optional>
 
 #include "common/compute_type_option.hpp"
-#include "common/source_lines.hpp"
+#include "common/input_options.hpp"
 #include "common/model_option.hpp"
 #include "common/checks.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
-#include "common/bert_lines.hpp"
 #include "tfm/decode/bert_encoder.hpp"
+#include "tfm/decode/bert_reader.hpp"
+#include "tfm/decode/source_reader.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/io/stream.hpp"
@@ -104,13 +105,13 @@ int main(int argc, char** argv) {
         tfm::TensorWriter& att_to = att_writer ? *att_writer : writer;  // "-": attention on stdout
         const bool memories_out = attention_out != "-";
         auto warn = [&](const std::string& w) { tool.warn(w); };
-        std::optional<tfm::tool::SourceReader> reader;
-        std::optional<tfm::tool::BertReader> bert_reader;
+        std::optional<tfm::SourceReader> reader;
+        std::optional<tfm::BertReader> bert_reader;
         if (bert) {
             bert_reader.emplace(in, bd->tokenizer, c.max_positions, pairs, strict, max_input, warn);
         } else {
             reader.emplace(in, md->tokenizer, c, ids, strict, warn);
-            reader->prefix = tfm::tool::target_lang_prefix(md->tokenizer, target_lang);
+            reader->prefix = md->tokenizer.target_lang_prefix(target_lang);
             reader->max_tokens = max_input;
         }
         const std::size_t w = window ? window : 8 * batch;
@@ -146,6 +147,7 @@ int main(int argc, char** argv) {
                     for (std::size_t k = 0; k < (capture ? capture->weights[i].size() : 1); ++k) pieces->write(line + "\n");
                 }
             }
+            out.flush();  // the window's records go now: a reader on a quiet pipe need not wait
         }
         if (att_out) att_out->close();
         if (pieces) pieces->close();

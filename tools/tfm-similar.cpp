@@ -66,6 +66,7 @@ public:
         return a;
     }
     std::size_t read() const { return reader_->records_read(); }
+    bool ready() { return in_->ready(); }  // the next record can be read without waiting
     const std::string& name() const { return name_; }
     std::size_t dim() const { return dim_; }
 
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
                     throw tfm::Error("record " + std::to_string(a.read()) + ": vectors of " + std::to_string(va->size()) +
                                      " and " + std::to_string(vb->size()) + " values");
                 out.write(va->size() && vb->size() ? score(tfm::cosine(va->data(), vb->data(), va->size())) + "\n" : "\n");
+                if (!a.ready() || !b.ready()) out.flush();  // answer now what a quiet pipe asked
             }
             return;
         }
@@ -148,7 +150,7 @@ int main(int argc, char** argv) {
         for (bool more = true; more;) {
             std::vector<float> block;  // up to 1024 queries [M,D]; empty ones answered empty
             std::vector<bool> empty;
-            while (empty.size() < 1024) {
+            while (empty.size() < 1024 && (empty.empty() || q.ready())) {  // no waiting once a query is in
                 auto v = q.next();
                 if (!v) {
                     more = false;
@@ -182,6 +184,7 @@ int main(int argc, char** argv) {
                 ++h;
             }
             out.write(text_out);
+            out.flush();
         }
     });
 }

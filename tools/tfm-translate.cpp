@@ -6,7 +6,8 @@
 
 #include "common/compute_type_option.hpp"
 #include "common/decode_flags.hpp"
-#include "common/source_lines.hpp"
+#include "common/input_options.hpp"
+#include "tfm/decode/source_reader.hpp"
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
@@ -40,9 +41,9 @@ int main(int argc, char** argv) {
         tfm::tool::apply_generation(opt, flags, md.generation);
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
-        tfm::tool::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
+        tfm::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
                                        [&](const std::string& w) { tool.warn(w); }};
-        reader.prefix = tfm::tool::target_lang_prefix(md.tokenizer, target_lang);
+        reader.prefix = md.tokenizer.target_lang_prefix(target_lang);
         reader.max_tokens = max_input;
         reader.spell = flags.replace_unk;
         std::optional<tfm::tool::PrefixReader> prefixes;
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i < results.size(); ++i)
                 out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags,
                                                        reader.spell ? &reader.spellings[i] : nullptr));
+            out.flush();  // the window's translations go now: a reader on a quiet pipe need not wait
         }
         if (prefixes) prefixes->finish();
     });

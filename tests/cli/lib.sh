@@ -5,6 +5,7 @@ PATH="$TFM_BIN:$TFM_HELPERS:$PATH"
 export PATH
 failures=0
 checks=0
+skipped=0
 
 fail() {
     echo "FAIL: $*" >&2
@@ -12,6 +13,13 @@ fail() {
 }
 
 ok() { checks=$((checks + 1)); }
+
+# skip WHAT: a part this machine cannot run (say why); the script then ends as skipped (77,
+# which ctest shows as a skip), unless a check failed.
+skip() {
+    echo "skip: $*"
+    skipped=$((skipped + 1))
+}
 
 # expect_status CODE DESCRIPTION -- command...   (stdout -> out, stderr -> err)
 expect_status() {
@@ -55,10 +63,16 @@ bad_config() {
     broken_model "$1" "$3"
 }
 
+# finish [MIN]: the summary and the exit status: 1 when a check failed or fewer than MIN
+# (default 1) passed, so that a script that checked nothing cannot pass; 77 when a part was
+# skipped; else 0.
 finish() {
-    echo "$checks checks passed, $failures failed"
-    [ "$failures" -eq 0 ]
-    exit $?
+    local min=${1:-1}
+    echo "$checks checks passed, $failures failed$([ "$skipped" -eq 0 ] || echo ", $skipped parts skipped")"
+    [ "$checks" -ge "$min" ] || { echo "FAIL: $checks checks passed, at least $min expected" >&2; exit 1; }
+    [ "$failures" -eq 0 ] || exit 1
+    [ "$skipped" -eq 0 ] || exit 77
+    exit 0
 }
 
 # npy_preamble DICT: magic, version 1.0, header length and DICT padded to 64 bytes.

@@ -23,12 +23,12 @@ timeout 60 bash -c 'tfm-posenc -n 1000000 -d 64 2>err2 | tfm-posenc --add 2>>err
 timeout 60 bash -c 'trap "" PIPE; tfm-posenc -n 1000000 -d 64 2>err4 | head -c 10 > /dev/null'
 [ -s err4 ] && fail "message with SIGPIPE ignored: $(cat err4)" || ok
 
-# A terminal gets text, never binary.
+# A terminal gets text, never binary (script(1), from util-linux, gives the tool a terminal).
 if command -v script >/dev/null; then
     script -qec "$TFM_BIN/tfm-posenc -n 2 -d 4" /dev/null > tty.out 2>&1
     tr -d '\r' < tty.out | grep -q '^0 1 0 1$' && ok || fail "terminal output is not text: $(head -c 100 tty.out | od -c | head -3)"
     grep -q NUMPY tty.out && fail "binary written to a terminal" || ok
 else
-    echo "script(1) not available: terminal check skipped"
+    skip "script(1) is missing (Debian's bsdutils): the terminal check cannot run"
 fi
 finish

@@ -49,6 +49,7 @@ std::vector<Line> lines(const std::string& name) {
         REQUIRE(cols.size() == 4);
         out.push_back({cols[0], cols[3], ids_of(cols[1]), ids_of(cols[2])});
     }
+    REQUIRE(out.size() == 8);  // make_model_golden.py writes eight lines per model: none may be lost
     return out;
 }
 

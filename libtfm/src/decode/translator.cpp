@@ -48,15 +48,19 @@ SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelCon
     return fit(std::move(s), c, max_tokens);
 }
 
+std::vector<std::int64_t> ids_from_numbers(std::string_view line, std::size_t vocab, std::int64_t eos) {
+    auto ids = parse_integers(line);
+    if (!ids) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
+    for (std::int64_t v : *ids)
+        if (v < 0 || std::size_t(v) >= vocab)
+            throw Error("id " + std::to_string(v) + " is outside the vocabulary of " + std::to_string(vocab));
+    if (!ids->empty() && ids->back() != eos) ids->push_back(eos);
+    return std::move(*ids);
+}
+
 SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens) {
-    auto parsed = parse_integers(line);
-    if (!parsed) throw Error("not a list of integer ids: '" + std::string(line.substr(0, 60)) + "'");
     SourceIds s;
-    s.ids = std::move(*parsed);
-    for (std::int64_t v : s.ids)
-        if (v < 0 || std::size_t(v) >= c.vocab_size)
-            throw Error("id " + std::to_string(v) + " is outside the vocabulary of " + std::to_string(c.vocab_size));
-    if (!s.ids.empty() && s.ids.back() != c.eos_id) s.ids.push_back(c.eos_id);
+    s.ids = ids_from_numbers(line, c.source_vocab(), c.eos_id);
     return fit(std::move(s), c, max_tokens);
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@ namespace tfm {
 
 namespace {
 constexpr std::size_t kChunk = std::size_t(1) << 16;
+constexpr std::size_t kMaxLineScan = std::size_t(1) << 20;  // line_ready() looks this far for a newline
 
 // "name: write error: <errno text>" ("write error: ..." for stdout, which has no name).
 Error write_error(const std::string& name, int err) {
@@ -216,6 +218,41 @@ bool Input::getline(std::string& line, std::size_t max_bytes) {
 }
 
 bool Input::at_end() { return fill(1) == 0; }
+
+namespace {
+
+// Whether a read of fd would return at once (data, end of input or an error to report).
+bool readable_now(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    for (;;) {
+        const int r = ::poll(&p, 1, 0);
+        if (r >= 0) return r > 0;
+        if (errno != EINTR) return true;  // let the read itself report what is wrong
+    }
+}
+
+}  // namespace
+
+bool Input::ready() {
+    const Impl& s = *impl_;
+    return s.fd < 0 || s.eof || s.file_left || s.pos < s.buf.size() || readable_now(s.fd);
+}
+
+bool Input::line_ready() {
+    Impl& s = *impl_;
+    if (s.fd < 0 || s.file_left) return true;
+    std::size_t scanned = 0;  // bytes after pos known to hold no '\n'
+    for (;;) {
+        const std::size_t have = s.buf.size() - s.pos;
+        if (s.eof || std::memchr(s.buf.data() + s.pos + scanned, '\n', have - scanned)) return true;
+        // A long line still arriving: getline reads the rest (and bounds it).
+        if (have >= kMaxLineScan) return true;
+        scanned = have;
+        if (!readable_now(s.fd)) return false;
+        fill(have + 1);  // one read, which poll says will not wait
+        scanned = std::min(scanned, s.buf.size() - s.pos);  // fill may compact the buffer
+    }
+}
 
 std::optional<std::uint64_t> Input::remaining() const {
     if (!impl_->file_left) return std::nullopt;

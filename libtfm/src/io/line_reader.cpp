@@ -50,6 +50,8 @@ LineReader::LineReader(const std::string& path) : impl_(std::make_unique<Impl>()
 LineReader::LineReader(LineReader&&) noexcept = default;
 LineReader::~LineReader() = default;
 
+bool LineReader::line_ready() { return !impl_->plain || impl_->plain->line_ready(); }
+
 bool LineReader::next(std::string& line, std::size_t max_bytes) {
     Impl& s = *impl_;
     if (s.plain) {

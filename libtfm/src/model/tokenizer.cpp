@@ -169,6 +169,22 @@ std::vector<std::string> Tokenizer::target_languages() const {
     return out;
 }
 
+std::string Tokenizer::target_lang_prefix(const std::string& lang) const {
+    if (lang.empty()) return "";
+    const auto langs = target_languages();
+    if (std::find(langs.begin(), langs.end(), lang) != langs.end()) return ">>" + lang + "<< ";
+    if (langs.empty()) throw UsageError("--target-lang " + lang + ": this model has no target-language codes");
+    std::string known;
+    for (std::size_t i = 0; i < langs.size() && i < 40; ++i) known += (i ? " " : "") + langs[i];
+    if (langs.size() > 40) known += " ... (" + std::to_string(langs.size()) + " in all; tfm-info lists them)";
+    throw UsageError("--target-lang " + lang + ": not one of the model's target languages: " + known);
+}
+
+std::string with_target_lang(const std::string& prefix, std::string_view line) {
+    if (prefix.empty() || line.substr(0, 2) == ">>") return std::string(line);
+    return prefix + std::string(line);
+}
+
 namespace {
 
 // The piece of an id through vocab.json's map when there is one, else SentencePiece's.

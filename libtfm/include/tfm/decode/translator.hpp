@@ -30,7 +30,10 @@ struct SourceIds {
 };
 SourceIds source_ids(const Tokenizer& tok, std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0,
                      bool spell = false);
-// The same from a line of integer ids (--ids); eos is appended unless the line ends with it.
+// A line of integer ids, each below vocab, with eos appended unless it ends with it (an empty
+// line gives no ids). The parser of every --ids input.
+std::vector<std::int64_t> ids_from_numbers(std::string_view line, std::size_t vocab, std::int64_t eos);
+// The source of a line of integer ids (--input-ids), cut like source_ids().
 SourceIds source_ids_from_numbers(std::string_view line, const ModelConfig& c, std::size_t max_tokens = 0);
 
 struct DecodeOptions {

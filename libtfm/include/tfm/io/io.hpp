@@ -28,6 +28,13 @@ public:
     // input. A line longer than max_bytes throws.
     bool getline(std::string& line, std::size_t max_bytes = std::size_t(1) << 30);
     bool at_end();
+    // Whether input can be had now without waiting for its writer: ready() when a byte is
+    // buffered or can be read, line_ready() when a whole line is (or the input has ended).
+    // Files and memory are always ready; a quiet pipe or terminal is not. Tools read ahead
+    // only while these hold once they have something to work on, so an interactive pipe gets
+    // each result as soon as its line is in.
+    bool ready();
+    bool line_ready();
     // Bytes left when the input is a regular file (or memory); nullopt for pipes/terminals.
     std::optional<std::uint64_t> remaining() const;
     const std::string& name() const { return name_; }

@@ -14,6 +14,8 @@ public:
     ~LineReader();
     // The next line without its '\n'; false at the end. A line longer than max_bytes throws.
     bool next(std::string& line, std::size_t max_bytes = std::size_t(1) << 30);
+    // Whether the next line can be had without waiting (Input::line_ready; gzip is a file).
+    bool line_ready();
     const std::string& path() const { return path_; }
 
 private:

@@ -48,6 +48,9 @@ public:
     std::int64_t unk_id() const;
     // The model's target-language codes: the ">>xx<<" pieces of vocab.json, sorted ("" none).
     std::vector<std::string> target_languages() const;
+    // What --target-lang puts before a source line: ">>lang<< " ("" for an empty lang); a
+    // UsageError listing the model's codes when lang is not one of them.
+    std::string target_lang_prefix(const std::string& lang) const;
     // The source piece of an id, as text ("▁Hund", "</s>"; "<id 123>" for an id without one).
     std::string source_piece(std::int64_t id) const;
     // The same for the target side.
@@ -69,6 +72,8 @@ struct TokenizerFiles {
 // True for a Marian language code such as ">>por<<" (">>", then letters, digits or _-,
 // then "<<").
 bool is_language_code(std::string_view piece);
+// The line with a target_lang_prefix() put before it, unless it starts with a code of its own.
+std::string with_target_lang(const std::string& prefix, std::string_view line);
 TokenizerFiles tokenizer_files(const std::string& model_dir);
 
 // What a SentencePiece model file holds: piece count and special ids (-1: none).

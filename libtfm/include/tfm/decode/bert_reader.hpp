@@ -1,18 +1,18 @@
-// Reading lines for a BERT-layout model in windows (tfm-encode -m BERT_DIR): text, or with
+// Lines for a BERT-layout model (tfm-encode -m BERT_DIR), a window at a time: text, or with
 // pairs two texts separated by a tab (segments 0 and 1), to [CLS] ... [SEP] inputs; long ones
-// cut (a warning naming the line) or refused (--strict), as SourceReader does for the
-// translation models.
+// cut (a warning naming the line) or refused (strict), as SourceReader does for the
+// translation models, with the same windows (io/window.hpp).
 #pragma once
 
-#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "tfm/io/io.hpp"
+#include "tfm/io/window.hpp"
 #include "tfm/model/bert.hpp"
 
-namespace tfm::tool {
+namespace tfm {
 
 struct BertReader {
     BertReader(Input& in_, const WordPiece& tokenizer_, std::size_t max_positions_, bool pairs_, bool strict_,
@@ -28,12 +28,12 @@ struct BertReader {
     std::function<void(const std::string&)> warn;
     std::size_t lines_read = 0;
 
-    // Up to `window` more inputs (none at the end); a bad line ends the window before it and
-    // is thrown by the next call.
+    // Up to `window` more inputs; none once the input is over.
     std::vector<BertInput> next_window(std::size_t window);
 
 private:
-    std::exception_ptr pending;
+    WindowReader<BertInput> windows_;
+    bool read_one(std::vector<BertInput>& out);
 };
 
-}  // namespace tfm::tool
+}  // namespace tfm
