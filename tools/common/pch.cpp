@@ -1,0 +1,1 @@
+// The translation unit that compiles the tools' precompiled header (tools/CMakeLists.txt).
