@@ -20,7 +20,8 @@ DEB_PACKAGES := g++ cmake make pkg-config libcli11-dev libxtensor-dev libxtensor
                 libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev libdnnl-dev libopenmpi-dev openmpi-bin parallel python3-numpy \
                 clang libclang-rt-14-dev
 
-.PHONY: all build test test-release test-asan test-fuzz fuzz demo install deps bench clean
+.PHONY: all build test test-release test-asan test-fuzz build-asan build-fuzz ctest-release ctest-asan ctest-fuzz \
+        fuzz demo install deps bench clean
 
 all: build
 
@@ -45,26 +46,42 @@ build: deps $(BUILD)/CMakeCache.txt
 $(ASAN_BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFM_SANITIZE=ON $(CMAKE_FLAGS)
 
-test-release: build
+test-release: build ctest-release
+ctest-release:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-asan: deps $(ASAN_BUILD)/CMakeCache.txt
+build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
+test-asan: build-asan ctest-asan
+ctest-asan:
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets (clang, ASan + UBSan) over the readers, FUZZ_SECONDS each from their seeds.
-test-fuzz: deps
+build-fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFM_FUZZ=ON \
 	    -DTFM_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS) > /dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+test-fuzz: build-fuzz ctest-fuzz
+ctest-fuzz:
 	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 fuzz:
 	$(MAKE) test-fuzz FUZZ_SECONDS=600
 
-# All runs: the optimised build, the sanitizer build, a fuzz smoke run. ctest's summary closes each.
-test: test-release test-asan test-fuzz
+# All runs: the optimised build, the sanitizer build, a fuzz smoke run, each build and each
+# test run timed; ctest's summary closes each run, the stage times close the whole.
+STAGES := build:release ctest-release:release build-asan:sanitizer ctest-asan:sanitizer \
+          build-fuzz:fuzz ctest-fuzz:fuzz
+test: deps
+	@set -e; start=$$(date +%s); times=""; \
+	for st in $(STAGES); do \
+	    target=$${st%%:*}; what=$${st#*:}; \
+	    case $$target in build*) kind=build;; *) kind=tests;; esac; \
+	    s=$$(date +%s); $(MAKE) --no-print-directory $$target; \
+	    times="$$times$$(printf '  %-10s %-6s %5d s' $$what $$kind $$(( $$(date +%s) - s )))\n"; \
+	done; \
+	printf 'make test: stage times\n%b  %-17s %5d s\n' "$$times" total $$(( $$(date +%s) - start ))
 
 # The main job: German sentences translated by the model that ships with tfm
 # (share/models/multi30k-de-en, found without -m), then the same through a pipe of the tools,

@@ -10,7 +10,7 @@
 namespace tfm::bench_tool {
 
 namespace {
-struct Flags {
+struct AttentionFlags {
     std::string n = "256:4096:x2", d = "512", algorithm = "blocked", plot;
     std::size_t heads = 8;
     bool causal = false;
@@ -19,7 +19,7 @@ struct Flags {
 }  // namespace
 
 Subcommand add_attention(CLI::App& app, Common& common) {
-    auto f = std::make_shared<Flags>();
+    auto f = std::make_shared<AttentionFlags>();
     CLI::App* sub = app.add_subcommand("attention",
         "One multi-head self-attention layer (projections + QK^T + softmax + PV + output projection)");
     sub->add_option("--n", f->n, "Sequence lengths, e.g. 256:4096:x2");

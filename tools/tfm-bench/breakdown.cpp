@@ -9,14 +9,14 @@
 namespace tfm::bench_tool {
 
 namespace {
-struct Flags {
+struct BreakdownFlags {
     std::string n = "64:1024:x2";
     std::size_t d = 512, heads = 8, ffn = 2048;
 };
 }  // namespace
 
 Subcommand add_breakdown(CLI::App& app, Common& common) {
-    auto f = std::make_shared<Flags>();
+    auto f = std::make_shared<BreakdownFlags>();
     CLI::App* sub = app.add_subcommand("breakdown",
         "One encoder layer taken apart as n grows: projections, QK^T, softmax, PV, output projection, LayerNorm, FFN");
     sub->add_option("--n", f->n, "Sequence lengths (default 64:1024:x2)");

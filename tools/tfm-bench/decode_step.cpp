@@ -10,14 +10,14 @@
 namespace tfm::bench_tool {
 
 namespace {
-struct Flags {
+struct DecodeStepFlags {
     std::string positions = "8:256:x2", preset = "base";
     std::size_t source_len = 20, vocab = 8000;
 };
 }  // namespace
 
 Subcommand add_decode_step(CLI::App& app, Common& common) {
-    auto f = std::make_shared<Flags>();
+    auto f = std::make_shared<DecodeStepFlags>();
     CLI::App* sub = app.add_subcommand("decode-step",
         "One decoding step with the key/value cache against recomputing the prefix, by target position");
     sub->add_option("--positions", f->positions, "Target positions (default 8:256:x2)");

@@ -12,7 +12,7 @@
 namespace tfm::bench_tool {
 
 namespace {
-struct Flags {
+struct LayersFlags {
     std::string n = "16:2048:x2", d = "512", kinds = "self-attention,recurrent,convolutional,restricted", plot;
     LayerBenchOptions layer;
     double fit_min_ms = 1.0;
@@ -46,7 +46,7 @@ void add_crossovers(Extras& extra, Table& cross, const std::vector<LayerKind>& k
 }  // namespace
 
 Subcommand add_layers(CLI::App& app, Common& common) {
-    auto f = std::make_shared<Flags>();
+    auto f = std::make_shared<LayersFlags>();
     CLI::App* sub = app.add_subcommand("layers",
         "The paper's Table 1 measured: self-attention, recurrent, convolutional and restricted layers on [n,D]");
     sub->add_option("--n", f->n, "Sequence lengths (default 16:2048:x2)");

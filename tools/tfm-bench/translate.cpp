@@ -13,14 +13,14 @@
 namespace tfm::bench_tool {
 
 namespace {
-struct Flags {
+struct TranslateFlags {
     TranslateBenchOptions options;
     std::string beams = "1,4", compute = "float32";
 };
 }  // namespace
 
 Subcommand add_translate(CLI::App& app, Common& common) {
-    auto f = std::make_shared<Flags>();
+    auto f = std::make_shared<TranslateFlags>();
     TranslateBenchOptions& tr = f->options;
     CLI::App* sub = app.add_subcommand("translate",
         "A random model of a preset translating random sentences: sentences/s and target tokens/s");

@@ -1,1 +1,0 @@
-// The translation unit that compiles the tools' precompiled header (tools/CMakeLists.txt).
