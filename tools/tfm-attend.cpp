@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "common/shared_options.hpp"
 #include "common/checks.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
@@ -160,7 +161,7 @@ int main(int argc, char** argv) {
     auto& att = s.layer.attention;
     bool cross = false, qkv = false, no_scale = false;
     int threads = 0;
-    app.add_option("-H,--heads", att.heads, "Number of heads H (D must be a multiple of H; default 1)")
+    app.add_option("-H,--heads", att.heads, "Attention heads H (D must be a multiple of H; default 1)")
         ->check(tfm::tool::in_range(1, tfm::tool::kMaxDim));
     auto* cross_opt = app.add_flag("--cross", cross, "Records come in pairs: queries, then the memory they attend to");
     auto* qkv_opt = app.add_flag("--qkv", qkv, "Records come in threes: Q, K, V");
@@ -189,8 +190,7 @@ int main(int argc, char** argv) {
                                    "the sequence length (chosen by itself beyond 128K keys)");
     app.add_flag("--weights-out", s.weights_out,
                  "After each output, write the attention probabilities [H,Tq,Tk] ([B,H,Tq,Tk]) as a further record");
-    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")
-        ->check(tfm::tool::in_range(1, tfm::tool::kMaxThreads));
+    tfm::tool::add_threads_option(app, threads);
     tool.add_format_flags();
     (void)prefix_opt;
     (void)tiled_opt;

@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> files;
     bool info = false;
     tool.app().add_option("files", files, "Input files ('-' or none: stdin)");
-    tool.app().add_flag("-i,--info", info, "Print one line per record (dtype and shape) instead of the data");
+    tool.rename_option("-i", "--info");
+    tool.app().add_flag("--info", info, "Print one line per record (dtype and shape) instead of the data");
     tool.add_format_flags();
     return tool.run(argc, argv, [&] {
         if (files.empty()) files.push_back("-");

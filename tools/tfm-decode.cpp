@@ -10,6 +10,7 @@
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/io/window.hpp"
+#include "tfm/decode/aligned_lines.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/io/stream.hpp"
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
         "  tfm-decode -m model --beam 1 < memory.npy            # greedy\n"
         "  tfm-decode -m model --n-best 4 --beam 4 < memory.npy  # 'index ||| text ||| F0= ... ||| score'\n");
     CLI::App& app = tool.app();
+    tool.rename_option("--ids", "--output-ids");
     std::string model_dir, source_text;
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
@@ -72,14 +74,15 @@ int main(int argc, char** argv) {
         tfm::Input in(STDIN_FILENO);
         tfm::TensorReader reader(in);
         tfm::Output out(STDOUT_FILENO);
+        const tfm::OutputFormat format = flags.output_format();
         const std::size_t window = tfm::tool::read_ahead(flags);
-        std::optional<tfm::tool::PrefixReader> prefixes;
+        std::optional<tfm::PrefixReader> prefixes;
         if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         if (flags.replace_unk && source_text.empty())
             throw tfm::UsageError("--replace-unk copies from the source text: give it with --source-text FILE");
         if (!flags.replace_unk && !source_text.empty())
             throw tfm::UsageError("--source-text is what --replace-unk copies from; without it, it is not read");
-        std::optional<tfm::tool::AlignedLines> sources;
+        std::optional<tfm::AlignedLines> sources;
         if (!source_text.empty()) sources.emplace(source_text, "source text");
         tfm::WindowReader<xt::xtensor<float, 2>> windows;
         auto read_memory = [&](std::vector<xt::xtensor<float, 2>>& into) {
@@ -98,7 +101,7 @@ int main(int argc, char** argv) {
             if (sources) spellings = spell_sources(md, sources->next(memories.size()), memories, first);
             auto results = tfm::decode_memories(md.model, memories, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
-                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags,
+                out.write(tfm::format_hypotheses(first + i, results[i], md.tokenizer, format,
                                                        sources ? &spellings[i] : nullptr));
             out.flush();  // the window's lines go now: a reader on a quiet pipe need not wait
         }

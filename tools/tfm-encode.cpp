@@ -8,6 +8,7 @@
 
 #include "common/compute_type_option.hpp"
 #include "common/input_options.hpp"
+#include "common/shared_options.hpp"
 #include "common/model_option.hpp"
 #include "common/checks.hpp"
 #include "common/tool.hpp"
@@ -38,7 +39,8 @@ int main(int argc, char** argv) {
     int threads = 0;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_target_lang_option(app, target_lang);
-    app.add_flag("--ids", ids, "Input lines are integer ids (eos appended unless present), not text");
+    tfm::tool::add_input_ids_flag(app, ids);
+    tool.rename_option("--ids", "--input-ids");
     tfm::tool::add_input_limit_options(app, max_input, strict);
     auto* att = app.add_option("--attention-out", attention_out,
                                "Also write each line's self-attention weights [H,S,S] to FILE, one record per chosen "
@@ -47,11 +49,8 @@ int main(int argc, char** argv) {
     app.add_option("--pieces-out", pieces_out,
                    "Write each line's source pieces to FILE (one line per line, or per attention record with "
                    "--attention-out): labels for tfm-plot");
-    app.add_option("--batch-size", batch, "Sentences per batch (default 32)")->check(tfm::tool::in_range(1, tfm::tool::kMaxBatch));
-    app.add_option("--window", window, "Lines read ahead and sorted by length (default 8 x batch size)")
-        ->check(tfm::tool::in_range(1, tfm::tool::kMaxWindow));
-    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")
-        ->check(tfm::tool::in_range(1, tfm::tool::kMaxThreads));
+    tfm::tool::add_batch_options(app, batch, window);
+    tfm::tool::add_threads_option(app, threads);
     app.add_option("--pool", pool,
                    "One sentence vector [D] per line instead of the token vectors: cls (the first token's), mean "
                    "(over the line's tokens), or pooler (BERT's tanh(W h_CLS + b))")
@@ -65,7 +64,7 @@ int main(int argc, char** argv) {
         const std::string dir = tfm::tool::model_dir_or_default(model_dir);
         const bool bert = tfm::is_bert_dir(dir);
         if (!bert && pairs) throw tfm::UsageError("--pairs is for BERT-layout models (segments 0 and 1)");
-        if (bert && ids) throw tfm::UsageError("--ids is not for BERT-layout models: give text");
+        if (bert && ids) throw tfm::UsageError("--input-ids is not for BERT-layout models: give text");
         if (bert && !compute_type.empty()) throw tfm::UsageError("--compute-type is for translation models, not BERT-layout ones");
         if (bert && !target_lang.empty()) throw tfm::UsageError("--target-lang is for multi-target translation models");
         std::optional<tfm::ModelDir> md;
@@ -114,7 +113,7 @@ int main(int argc, char** argv) {
             reader->prefix = md->tokenizer.target_lang_prefix(target_lang);
             reader->max_tokens = max_input;
         }
-        const std::size_t w = window ? window : 8 * batch;
+        const std::size_t w = tfm::tool::read_ahead(window, batch);
         for (;;) {
             // The window's token ids and their records: memories [S,D] (and attention).
             std::vector<std::vector<std::int64_t>> sources;

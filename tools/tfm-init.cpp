@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     auto* train_flag = app.add_option("--train-spm", texts, "Train a SentencePiece model on these text files (gzip ok)")
         ->check(CLI::ExistingFile);
     spm_opt_flag->excludes(train_flag);
-    app.add_option("--vocab-size", spm_opt.vocab_size, "With --train-spm: pieces (default 8000)")
+    app.add_option("--vocab-size", spm_opt.vocab_size, "Vocabulary size: with --train-spm, the pieces to train (default 8000)")
         ->needs(train_flag)->check(tfm::tool::in_range(8, 1 << 20));
     app.add_option("--spm-type", spm_opt.model_type, "With --train-spm: unigram (default) or bpe")
         ->needs(train_flag)->check(CLI::IsMember({"unigram", "bpe"}));
@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     bool force = false;
     app.add_flag("--force", force, "Replace what the output directory holds (an existing model and its checkpoints)");
     tfm::tool::add_arch_flags(app, arch);
+    tool.rename_option("--positions", "--position-encoding");
 
     return tool.run(argc, argv, [&] {
         if (spm.empty() && texts.empty()) throw tfm::UsageError("give --spm MODEL or --train-spm TEXT...");

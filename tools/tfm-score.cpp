@@ -3,40 +3,19 @@
 // score_batch, fairseq's --score-reference).
 #include <unistd.h>
 
-#include <cstdio>
-
 #include "common/checks.hpp"
 #include "common/compute_type_option.hpp"
 #include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
 #include "common/input_options.hpp"
+#include "common/shared_options.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/decode/scorer.hpp"
+#include "tfm/decode/output_format.hpp"
 #include "tfm/decode/pair_reader.hpp"
 #include "tfm/model/model_dir.hpp"
-
-namespace {
-
-std::string format_score(const tfm::TargetScore& s, bool normalize, bool tokens, const std::string& alignment) {
-    char buf[64];
-    const double v = normalize ? s.logprob / double(s.token_logprobs.size()) : s.logprob;
-    std::snprintf(buf, sizeof buf, "%.6f", v);
-    std::string out = buf;
-    if (tokens) {
-        out += '\t';
-        for (std::size_t i = 0; i < s.token_logprobs.size(); ++i) {
-            std::snprintf(buf, sizeof buf, "%s%.4f", i ? " " : "", double(s.token_logprobs[i]));
-            out += buf;
-        }
-    }
-    if (!alignment.empty())  // the target's tokens without eos
-        out += " ||| " + tfm::tool::alignment_text(s.attention, s.token_logprobs.size() - 1, alignment);
-    return out + "\n";
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-score", "Score translations: the model's log-probability of each target given its source.",
@@ -57,21 +36,19 @@ int main(int argc, char** argv) {
     tfm::tool::add_target_lang_option(app, target_lang);
     app.add_option("source", source, "Source lines (gzip ok); without TARGET: 'source<TAB>target' lines (default: stdin)");
     app.add_option("target", target, "Target lines, line-aligned with SOURCE");
-    app.add_flag("--ids", ids, "Sources and targets are lines of integer ids (eos appended unless present), not text");
+    tfm::tool::add_input_ids_flag(app, ids);
+    tool.rename_option("--ids", "--input-ids");
     app.add_flag("--normalize", normalize, "Print the mean log-probability per target token (eos counted), not the sum");
     app.add_flag("--tokens", tokens, "After the score, a tab and each target token's log-probability (eos last)");
-    app.add_option("--batch-size", batch, "Pairs per batch (default 32)")->check(tfm::tool::in_range(1, tfm::tool::kMaxBatch));
-    app.add_option("--window", window, "Pairs read ahead and sorted by length (default 8 x batch size)")
-        ->check(tfm::tool::in_range(1, tfm::tool::kMaxWindow));
-    app.add_option("--threads", threads, "Threads (default: all CPUs, or TFM_THREADS)")
-        ->check(tfm::tool::in_range(1, tfm::tool::kMaxThreads));
+    tfm::tool::add_batch_options(app, batch, window);
+    tfm::tool::add_threads_option(app, threads);
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(threads);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir), tfm::tool::compute_type(compute_type));
         const auto attention = alignment.attention();
         tfm::PairReader reader(source, target, md.tokenizer, md.model.config, ids, md.tokenizer.target_lang_prefix(target_lang));
         tfm::Output out(STDOUT_FILENO);
-        const std::size_t w = window ? window : 8 * batch;
+        const std::size_t w = tfm::tool::read_ahead(window, batch);
         for (;;) {
             const auto pairs = reader.next_window(w);
             if (pairs.empty()) break;
@@ -82,7 +59,7 @@ int main(int argc, char** argv) {
             }
             std::string text;
             for (const auto& s : tfm::score_targets(md.model, srcs, tgts, batch, attention ? &*attention : nullptr))
-                text += format_score(s, normalize, tokens, alignment.mode);
+                text += tfm::format_score(s, normalize, tokens, alignment.mode);
             out.write(text);
             out.flush();  // the window's scores go now: a reader on a quiet pipe need not wait
         }

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
         "  tfm-similar a.npy b.npy                      # one cosine per record pair\n"
         "  tfm-encode -m bert --pool mean < corpus.txt > corpus.npy\n"
         "  echo 'a dog in the snow' | tfm-encode -m bert --pool mean | tfm-similar --corpus corpus.npy -k 3\n"
-        "  ... | tfm-similar --corpus corpus.npy -k 3 --text corpus.txt   # query, rank, score, line\n");
+        "  ... | tfm-similar --corpus corpus.npy -k 3 --corpus-text corpus.txt   # query, rank, score, line\n");
     CLI::App& app = tool.app();
     std::vector<std::string> files;
     std::string corpus, text;
@@ -102,13 +102,14 @@ int main(int argc, char** argv) {
                                    "the queries (default: stdin)");
     app.add_option("--corpus", corpus, "Vectors to search: each query gets its k nearest, as 1-based record numbers");
     app.add_option("-k", k, "How many nearest records per query (default 10)")->check(tfm::tool::in_range(1, 1e9));
-    app.add_option("--text", text, "The corpus's lines (one per record): print 'query<TAB>rank<TAB>score<TAB>line' "
+    tool.rename_option("--text", "--corpus-text");
+    app.add_option("--corpus-text", text, "The corpus's lines (one per record): print 'query<TAB>rank<TAB>score<TAB>line' "
                                    "lines instead");
     return tool.run(argc, argv, [&] {
         tfm::Output out(STDOUT_FILENO);
         if (corpus.empty()) {  // two streams, record by record
             if (files.size() != 2) throw tfm::UsageError("give two vector files (A B), or --corpus FILE");
-            if (!text.empty() || app.count("-k")) throw tfm::UsageError("-k and --text go with --corpus");
+            if (!text.empty() || app.count("-k")) throw tfm::UsageError("-k and --corpus-text go with --corpus");
             if (files[0] == "-" && files[1] == "-") throw tfm::UsageError("A and B cannot both be stdin");
             Vectors a(files[0]), b(files[1]);
             for (;;) {

@@ -148,12 +148,13 @@ int main(int argc, char** argv) {
                                     "SentencePiece model to share, or a source and a target model (default: train "
                                     "one shared model on --src and --tgt)")
         ->expected(1, 2)->check(CLI::ExistingFile);
-    app.add_option("--vocab-size", f.vocab, "Pieces of each trained SentencePiece model (default 8000)")
+    app.add_option("--vocab-size", f.vocab, "Vocabulary size: pieces of each trained SentencePiece model (default 8000)")
         ->excludes(spm_flag)->check(in_range(8, 1 << 20));
     app.add_flag("--separate-vocab", f.separate,
                  "Train one SentencePiece model per side: separate source and target vocabularies and embeddings")
         ->excludes(spm_flag);
     tfm::tool::add_arch_flags(app, arch);
+    tool.rename_option("--positions", "--position-encoding");
     run.add(app, "--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)", in_range(1, 1 << 24));
     run.add(app, "--accumulate", to.accumulate, "Batches per update (default 1)", in_range(1, 1 << 16));
     app.add_option("--batch-parts", to.batch_parts,

@@ -7,10 +7,12 @@
 #include "common/compute_type_option.hpp"
 #include "common/decode_flags.hpp"
 #include "common/input_options.hpp"
+#include "common/shared_options.hpp"
 #include "tfm/decode/source_reader.hpp"
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/decode/aligned_lines.hpp"
 #include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
 
@@ -30,7 +32,8 @@ int main(int argc, char** argv) {
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_target_lang_option(app, target_lang);
     tfm::tool::add_input_limit_options(app, max_input, strict);
-    app.add_flag("--input-ids", ids_in, "Input lines are integer ids, not text");
+    tfm::tool::add_input_ids_flag(app, ids_in);
+    tool.rename_option("--ids", "--output-ids");
     tfm::tool::add_decode_flags(app, flags);
     tfm::tool::add_compute_type_option(app, compute_type);
 
@@ -41,12 +44,13 @@ int main(int argc, char** argv) {
         tfm::tool::apply_generation(opt, flags, md.generation);
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
+        const tfm::OutputFormat format = flags.output_format();
         tfm::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
                                        [&](const std::string& w) { tool.warn(w); }};
         reader.prefix = md.tokenizer.target_lang_prefix(target_lang);
         reader.max_tokens = max_input;
         reader.spell = flags.replace_unk;
-        std::optional<tfm::tool::PrefixReader> prefixes;
+        std::optional<tfm::PrefixReader> prefixes;
         if (!flags.prefix_file.empty()) prefixes.emplace(flags.prefix_file, md.tokenizer, md.model.config);
         for (;;) {
             const std::size_t first = reader.lines_read;
@@ -56,7 +60,7 @@ int main(int argc, char** argv) {
             if (prefixes) opt.prefixes = prefixes->next(sources.size());
             auto results = tfm::translate_sources(md.model, sources, opt);
             for (std::size_t i = 0; i < results.size(); ++i)
-                out.write(tfm::tool::format_hypotheses(first + i, results[i], md.tokenizer, flags,
+                out.write(tfm::format_hypotheses(first + i, results[i], md.tokenizer, format,
                                                        reader.spell ? &reader.spellings[i] : nullptr));
             out.flush();  // the window's translations go now: a reader on a quiet pipe need not wait
         }

@@ -82,7 +82,7 @@ printf 'Ein Hund\n' > other.de
 expect_status 1 "--source-text of other lines" -- \
     bash -c 'tfm-encode < in.de | tfm-decode --replace-unk --source-text other.de'
 expect_err "other.de" "--source-text mismatch message"
-expect_status 2 "--replace-unk with --ids" -- tfm-translate --replace-unk --ids < in.de
+expect_status 2 "--replace-unk with --output-ids" -- tfm-translate --replace-unk --output-ids < in.de
 expect_status 2 "--source-text without --replace-unk" -- bash -c 'tfm-encode < unk.de | tfm-decode --source-text unk.de'
 expect_err "not read" "--source-text alone message"
 

@@ -46,7 +46,7 @@ tfm-similar single.npy pair.npy > sim.txt && awk '$1 > 0.99999 { exit 1 }' sim.t
 expect_status 1 "--pairs without a tab" -- tfm-encode -m uncased --pairs < single.txt
 expect_err "line 1: no tab" "--pairs message"
 expect_status 2 "--pairs with a translation model" -- tfm-encode --pairs < single.txt
-expect_status 2 "--ids with BERT" -- tfm-encode -m uncased --ids < single.txt
+expect_status 2 "--input-ids with BERT" -- tfm-encode -m uncased --input-ids < single.txt
 # long lines: cut with a warning, or refused
 python3 -c "print(' '.join(['dog'] * 100))" > long.txt
 expect_status 0 "a line over the positions" -- bash -c 'tfm-encode -m uncased < long.txt | tfm-cat --info'
@@ -61,12 +61,12 @@ expect_status 0 "tfm-similar A A" -- tfm-similar big.npy big.npy
 expect_status 0 "nearest" -- bash -c 'tfm-similar --corpus big.npy -k 3 < big.npy'
 awk 'NR == 3 || NR == 6 { if ($0 != "") bad = 1; next } { split($1, a, ":"); if (a[1] != NR || NF != 3) bad = 1 }
     END { exit bad }' out && ok || fail "each line is its own nearest: $(cat out)"
-expect_status 0 "nearest with text" -- bash -c 'tfm-encode -m uncased --pool mean < single.txt | tfm-similar --corpus big.npy -k 2 --text in.txt'
+expect_status 0 "nearest with text" -- bash -c 'tfm-encode -m uncased --pool mean < single.txt | tfm-similar --corpus big.npy -k 2 --corpus-text in.txt'
 [ "$(wc -l < out)" -eq 2 ] && awk -F'\t' 'NF != 4 || $1 != 1 { bad = 1 } END { exit bad }' out && ok || fail "--text: $(cat out)"
 expect_status 1 "token vectors are not sentence vectors" -- bash -c 'tfm-encode -m uncased < in.txt | tfm-similar --corpus big.npy'
 expect_err "not a vector" "rank message"
 head -3 in.txt > three.txt
-expect_status 1 "--text of another length" -- bash -c 'tfm-similar --corpus big.npy --text three.txt < big.npy'
+expect_status 1 "--corpus-text of another length" -- bash -c 'tfm-similar --corpus big.npy --corpus-text three.txt < big.npy'
 expect_status 1 "streams of different lengths" -- bash -c 'tfm-similar big.npy single.npy'
 expect_status 2 "one file without --corpus" -- tfm-similar big.npy
 expect_status 1 "a directory as the corpus" -- bash -c 'tfm-similar --corpus . < big.npy'

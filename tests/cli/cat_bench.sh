@@ -48,7 +48,7 @@ grep -q '^# fit' out && fail "a fit note inside CSV" || ok
 expect_err '^tfm-bench: fit: time ~ n\^' "csv fit note on stderr"
 
 # Table 1 of the paper: four layers, theory columns, every repetition and the fits in JSON.
-expect_status 0 "bench layers json" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --window 4 --reps 2 --warmup 0 --sgemm-n 64 --fit-min-ms 0 --format json
+expect_status 0 "bench layers json" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --radius 4 --reps 2 --warmup 0 --sgemm-n 64 --fit-min-ms 0 --format json
 if /usr/bin/python3 -c 'import json' 2>/dev/null; then
     /usr/bin/python3 - <<'PY' && ok || fail "bench layers json: $(head -c 400 out)"
 import json
@@ -70,7 +70,7 @@ fi
 expect_status 0 "bench layers table" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --layers self-attention,recurrent --reps 1 --warmup 0 --sgemm-n 64
 grep -Eq '^# D=16: self-attention (and the recurrent layer cost the same at n ~ [0-9]+|is (cheaper|dearer) than the recurrent layer over the whole range)$' out \
     && ok || fail "crossover note: $(tail -3 out)"
-expect_status 2 "bench layers: unknown layer" -- tfm-bench layers --layers lstm
+expect_status 2 "bench layers: unknown layer" -- tfm-bench layers --kinds lstm
 expect_err "unknown layer 'lstm'" "unknown layer message"
 expect_status 2 "bench layers: D % H" -- tfm-bench layers --d 30 --heads 4
 # Breakdown of an encoder layer: seven parts and their sum per n, shares adding up to 1.
@@ -79,11 +79,11 @@ expect_status 0 "bench breakdown" -- tfm-bench breakdown --n 16,32 --d 32 --head
 awk -F, '$1 == 32 && $2 != "layer (sum)" { s += $4 } END { exit !(s > 0.99 && s < 1.01) }' out && ok || fail "shares: $(cat out)"
 grep -q '^32,QK^T,' out && grep -q '^32,softmax,.*,-$' out && ok || fail "parts named"
 # A decoding step with the cache against recomputing the prefix.
-expect_status 0 "bench decode-step" -- tfm-bench decode-step --preset tiny --vocab 50 --positions 4,8 --reps 1 --warmup 0 --sgemm-n 64 --format csv
+expect_status 0 "bench decode-step" -- tfm-bench decode-step --preset tiny --vocab-size 50 --positions 4,8 --reps 1 --warmup 0 --sgemm-n 64 --format csv
 grep -q '^position,cached_ms,recomputed_ms,speedup$' out && [ "$(grep -c '^[48],' out)" -eq 2 ] && ok || fail "decode-step rows: $(cat out)"
 expect_status 2 "bench decode-step past the model's length" -- tfm-bench decode-step --preset tiny --positions 600
 # Plots of sweeps: SVG and PNG files, or text after the table.
-expect_status 0 "bench --plot svg" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --window 4 --reps 1 --warmup 0 --sgemm-n 64 --fit-min-ms 0 --plot l.svg
+expect_status 0 "bench --plot svg" -- tfm-bench layers --n 8:32:x2 --d 16 --heads 2 --radius 4 --reps 1 --warmup 0 --sgemm-n 64 --fit-min-ms 0 --plot l.svg
 grep -q '>recurrent (n^-\?[0-9.]*)</text>' l.svg && ok || fail "SVG legend: $(grep -o '>[a-z-]* (n^[^<]*<' l.svg | head -2)"
 expect_status 0 "bench --plot png" -- tfm-bench attention --n 16,32 --d 16 --heads 2 --reps 1 --warmup 0 --sgemm-n 64 --plot a.png
 [ "$(head -c 8 a.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] && ok || fail "PNG plot"

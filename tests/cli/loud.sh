@@ -63,7 +63,7 @@ for w in 1 2 64; do
     [ "$(wc -l < out)" -eq 2 ] && ok || fail "translate --window $w: $(wc -l < out) lines before the bad one, expected 2"
     expect_err 'line 3: ' "the bad line is named"
     expect_status 1 "encode ids, bad third line (window $w)" -- \
-        tfm-encode -m model --ids --window $w < <(printf '5 6\n7 8\n9 x\n')
+        tfm-encode -m model --input-ids --window $w < <(printf '5 6\n7 8\n9 x\n')
     [ "$(tfm-cat --info < out | wc -l)" -eq 2 ] && ok || fail "encode --window $w: not 2 records before the bad line"
 done
 { cat mem.npy; tfm-posenc -n 3 -d 5; } > mem_bad.npy

@@ -15,7 +15,7 @@ expect_status 0 "tfm-init with a trained tokenizer" -- tfm-init -o model --prese
 for f in config.json model.safetensors source.spm target.spm; do [ -s "model/$f" ] && ok || fail "model/$f missing"; done
 grep -q '"d_model": 32' model/config.json && ok || fail "tiny preset D=32"
 v=$(grep -o '"vocab_size": [0-9]*' model/config.json | grep -o '[0-9]*$')
-expect_status 0 "tfm-init pre-norm swish halves" -- tfm-init -o model2 --preset tiny --spm model/source.spm --norm pre --activation swish --positions sinusoidal_halves
+expect_status 0 "tfm-init pre-norm swish halves" -- tfm-init -o model2 --preset tiny --spm model/source.spm --norm pre --activation swish --position-encoding sinusoidal_halves
 grep -q '"tfm_norm_placement": "pre"' model2/config.json && ok || fail "pre-norm recorded"
 # tfm-export: a clean copy; F32 translates identically, F16 is half the size and still a model.
 mkdir -p model/checkpoints
@@ -64,12 +64,12 @@ expect_status 0 "n-best" -- tfm-translate -m model --beam 3 --n-best 3 --max-len
 [ "$(wc -l < out)" -eq $((3 * lines - 2 * 2)) ] || [ "$(wc -l < out)" -le $((3 * lines)) ] && ok || fail "n-best line count"
 awk -F' \\|\\|\\| ' 'NF != 4 { bad = 1 } { if ($1 == prev && $4 > last + 1e-9) bad = 1; prev = $1; last = $4 } END { exit bad }' out \
     && ok || fail "n-best lines are 'i ||| text ||| features ||| score', best first: $(head -4 out)"
-expect_status 0 "ids out" -- tfm-translate -m model --beam 1 --ids --max-length 5 < in.txt
-awk 'NF > 0 && $0 !~ /^[0-9 ]+$/ { bad = 1 } END { exit bad }' out && ok || fail "--ids output: $(head -2 out)"
+expect_status 0 "ids out" -- tfm-translate -m model --beam 1 --output-ids --max-length 5 < in.txt
+awk 'NF > 0 && $0 !~ /^[0-9 ]+$/ { bad = 1 } END { exit bad }' out && ok || fail "--output-ids output: $(head -2 out)"
 cp out ids.txt
-expect_status 0 "ids in" -- bash -c 'tfm-encode -m model --ids < <(printf "5 6 7\n\n8 9 1\n") | tfm-decode -m model --beam 1 --max-length 5 --ids'
-[ "$(wc -l < out)" -eq 3 ] && ok || fail "--ids in: 3 lines expected"
-expect_status 1 "ids outside the vocabulary" -- tfm-encode -m model --ids < <(printf '5 6\n99999\n')
+expect_status 0 "ids in" -- bash -c 'tfm-encode -m model --input-ids < <(printf "5 6 7\n\n8 9 1\n") | tfm-decode -m model --beam 1 --max-length 5 --output-ids'
+[ "$(wc -l < out)" -eq 3 ] && ok || fail "--input-ids in: 3 lines expected"
+expect_status 1 "ids outside the vocabulary" -- tfm-encode -m model --input-ids < <(printf '5 6\n99999\n')
 expect_err '^tfm-encode: error: line 2: id 99999 is outside the vocabulary of' "bad id message"
 # Long lines: cut with a warning naming the line, or refused with --strict.
 tfm-init -o short --preset tiny --spm model/source.spm --max-positions 8 >/dev/null 2>&1

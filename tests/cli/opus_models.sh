@@ -52,9 +52,9 @@ expect_status 0 "--beam 1 over num_beams" -- tfm-translate -m base --beam 1 --n-
 cmp -s out base.want && ok || fail "--beam 1 over num_beams 4"
 
 # forced_eos_token_id (tcbig has it, base not): at --max-length 3, eos is forced as the 3rd token
-expect_status 0 "forced eos at --max-length" -- tfm-translate -m tcbig --beam 1 --max-length 3 --ids < tcbig.src
+expect_status 0 "forced eos at --max-length" -- tfm-translate -m tcbig --beam 1 --max-length 3 --output-ids < tcbig.src
 awk 'NF > 2 { bad = 1 } END { exit bad }' out && grep -q '^[0-9]* [0-9]*$' out && ok || fail "forced eos: $(cat out)"
-expect_status 0 "no forced eos without the setting" -- tfm-translate -m base --beam 1 --max-length 3 --ids < base.src
+expect_status 0 "no forced eos without the setting" -- tfm-translate -m base --beam 1 --max-length 3 --output-ids < base.src
 grep -q '^[0-9]* [0-9]* [0-9]*$' out && ok || fail "base at --max-length 3: $(cat out)"
 
 # tfm-export keeps vocab.json and the generation settings

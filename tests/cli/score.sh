@@ -25,12 +25,12 @@ expect_status 0 "--normalize" -- tfm-score -m "$m" --normalize src.txt tgt.txt
 paste out tokens.txt | awk -F'\t' '{ n = split($3, t, " "); d = $1 - $2 / n; if (d < 0) d = -d; if (d > 1e-5) bad = 1 }
     END { exit bad }' && ok || fail "--normalize is not the mean: $(paste out tokens.txt | head -2)"
 # a finished greedy hypothesis scores what search accumulated (length penalty none: score = logprob)
-expect_status 0 "translate --ids" -- tfm-translate -m "$m" --beam 1 --ids --max-length 12 < src.txt
+expect_status 0 "translate --output-ids" -- tfm-translate -m "$m" --beam 1 --output-ids --max-length 12 < src.txt
 cp out hyp.ids
 expect_status 0 "translate --scores" -- tfm-translate -m "$m" --beam 1 --scores --length-penalty-type none --max-length 12 < src.txt
 cut -f1 out > hyp.scores
 cut -f2 "$TFM_GOLDEN/opus_tcbig_lines.tsv" > src.ids
-expect_status 0 "score --ids" -- tfm-score -m "$m" --ids src.ids hyp.ids
+expect_status 0 "score --input-ids" -- tfm-score -m "$m" --input-ids src.ids hyp.ids
 # eos is forced as the 12th token (the model's forced_eos_token_id): every hypothesis is finished
 paste out hyp.scores | awk '$2 != 0 { d = $1 - $2; if (d < 0) d = -d; if (d > 1e-3) bad = 1; k++ } END { exit bad || k < 5 }' \
     && ok || fail "scores of finished hypotheses differ: $(paste out hyp.scores)"
@@ -60,7 +60,7 @@ expect_status 1 "files of different lengths" -- tfm-score -m "$m" short.txt tgt.
 expect_err "short.txt ends after line 3" "length mismatch message"
 [ "$(wc -l < out)" -eq 3 ] && ok || fail "pairs before the mismatch: $(wc -l < out)"
 printf '1 2\t3 99999\n' > badids.tsv
-expect_status 1 "an id outside the vocabulary" -- tfm-score -m "$m" --ids < badids.tsv
+expect_status 1 "an id outside the vocabulary" -- tfm-score -m "$m" --input-ids < badids.tsv
 expect_err "line 1: id 99999 is outside the vocabulary" "bad id message"
 python3 -c "print('ein ' * 2000 + '\tdie')" > long.tsv
 expect_status 1 "a source longer than the model's positions" -- tfm-score -m "$m" < long.tsv

@@ -13,7 +13,7 @@
 namespace tfm::tool {
 
 namespace {
-const char* const kArchOptions[] = {"--preset", "--positions", "--norm", "--activation", "--max-positions",
+const char* const kArchOptions[] = {"--preset", "--position-encoding", "--norm", "--activation", "--max-positions",
                                     "--layers", "--d-model", "--heads", "--ffn", "--untied"};
 }
 
@@ -21,7 +21,7 @@ void add_arch_flags(CLI::App& app, ArchFlags& f) {
     app.add_option("-p,--preset", f.preset,
                    "base (N=6, D=512, H=8, F=2048; default), big (6, 1024, 16, 4096), small (3, 256, 4, 1024), tiny (2, 32, 4, 64)")
         ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
-    app.add_option("--positions", f.positions, "sinusoidal_interleaved (default, the paper), sinusoidal_halves or learned")
+    app.add_option("--position-encoding", f.positions, "Positional encoding: sinusoidal_interleaved (default, the paper), sinusoidal_halves or learned")
         ->check(CLI::IsMember({"sinusoidal_interleaved", "sinusoidal_halves", "learned"}));
     app.add_option("--norm", f.norm, "post (default, the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
     app.add_option("--activation", f.activation, "relu (default), gelu or swish")

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <algorithm>
 #include <new>
+#include <utility>
 
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
@@ -68,6 +70,10 @@ int Tool::print_and_finish(const CLI::Error& e) {
     return code;
 }
 
+void Tool::rename_option(std::string old_name, std::string new_name, std::string subcommand) {
+    renamed_.push_back({std::move(old_name), std::move(new_name), std::move(subcommand)});
+}
+
 int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     // Die quietly of SIGPIPE like cat and seq, even if our parent ignored it.
     std::signal(SIGPIPE, SIG_DFL);
@@ -78,7 +84,22 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
         return fail("error", "this build needs an x86-64-v3 CPU (AVX2, FMA)", 1);
     try {
-        app_.parse(argc, argv);
+        std::vector<std::string> args(argv + 1, argv + argc);
+        std::vector<bool> warned(renamed_.size(), false), in_scope(renamed_.size(), false);
+        for (std::string& a : args)
+            for (std::size_t r = 0; r < renamed_.size(); ++r) {
+                const Renamed& n = renamed_[r];
+                if (!n.subcommand.empty() && !in_scope[r]) {
+                    in_scope[r] = a == n.subcommand;
+                    continue;
+                }
+                if (a != n.old_name && a.rfind(n.old_name + "=", 0) != 0) continue;
+                a = n.new_name + a.substr(n.old_name.size());
+                if (!warned[r]) warn(n.old_name + " is now " + n.new_name + "; the old name goes in the next release");
+                warned[r] = true;
+            }
+        std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+        app_.parse(args);
     } catch (const CLI::CallForHelp& e) {
         return print_and_finish(e);
     } catch (const CLI::CallForAllHelp& e) {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +25,12 @@ public:
     // The format asked for (npy by default; text when stdout is a terminal).
     Format output_format() const;
 
+    // An option renamed so that one name means one thing in every tool: the old spelling
+    // (`--old` or `--old=value`, anywhere on the command line) still works for one release,
+    // read as the new one after a warning; --help shows only the new name. With a subcommand,
+    // only after it on the command line.
+    void rename_option(std::string old_name, std::string new_name, std::string subcommand = "");
+
     // Parses argv and runs body; returns the exit code. Never lets an exception escape.
     int run(int argc, char** argv, const std::function<void()>& body);
 
@@ -35,6 +42,10 @@ private:
     int print_and_finish(const CLI::Error& e);
     std::string name_;
     CLI::App app_;
+    struct Renamed {
+        std::string old_name, new_name, subcommand;
+    };
+    std::vector<Renamed> renamed_;
     std::string format_ = "npy";
     bool text_ = false;
 };

@@ -24,7 +24,7 @@ Subcommand add_attention(CLI::App& app, Common& common) {
         "One multi-head self-attention layer (projections + QK^T + softmax + PV + output projection)");
     sub->add_option("--n", f->n, "Sequence lengths, e.g. 256:4096:x2");
     sub->add_option("--d", f->d, "Model widths D, e.g. 512 or 64:1024:x2");
-    sub->add_option("-H,--heads", f->heads, "Heads H (default 8)")->check(tool::in_range(1, tool::kMaxDim));
+    sub->add_option("-H,--heads", f->heads, "Attention heads H (default 8)")->check(tool::in_range(1, tool::kMaxDim));
     sub->add_flag("--causal", f->causal, "Causal mask");
     sub->add_option("--algorithm", f->algorithm,
                    "blocked (default: 128 query rows x all keys per thread), tiled (online softmax over key blocks), "

@@ -20,9 +20,9 @@ Subcommand add_breakdown(CLI::App& app, Common& common) {
     CLI::App* sub = app.add_subcommand("breakdown",
         "One encoder layer taken apart as n grows: projections, QK^T, softmax, PV, output projection, LayerNorm, FFN");
     sub->add_option("--n", f->n, "Sequence lengths (default 64:1024:x2)");
-    sub->add_option("--d", f->d, "D (default 512)")->check(tool::in_range(1, tool::kMaxDim));
-    sub->add_option("-H,--heads", f->heads, "H (default 8)")->check(tool::in_range(1, tool::kMaxDim));
-    sub->add_option("--ffn", f->ffn, "F (default 2048)")->check(tool::in_range(1, 1 << 20));
+    sub->add_option("--d", f->d, "Model widths D (default 512)")->check(tool::in_range(1, tool::kMaxDim));
+    sub->add_option("-H,--heads", f->heads, "Attention heads H (default 8)")->check(tool::in_range(1, tool::kMaxDim));
+    sub->add_option("--ffn", f->ffn, "Feed-forward width F (default 2048)")->check(tool::in_range(1, 1 << 20));
     add_common(sub, common);
     return [f, &common] {
         auto ns = tool::option_range("--n", f->n);

@@ -24,7 +24,7 @@ Subcommand add_decode_step(CLI::App& app, Common& common) {
     sub->add_option("--preset", f->preset, "base (default), big, small or tiny")
         ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
     sub->add_option("--source-length", f->source_len, "Source tokens (default 20)")->check(tool::in_range(1, 1 << 20));
-    sub->add_option("--vocab", f->vocab, "V (default 8000)")->check(tool::in_range(4, 1 << 24));
+    sub->add_option("--vocab-size", f->vocab, "Vocabulary size V (default 8000)")->check(tool::in_range(4, 1 << 24));
     add_common(sub, common);
     return [f, &common] {
         auto positions = tool::option_range("--positions", f->positions);

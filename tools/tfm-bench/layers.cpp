@@ -51,11 +51,11 @@ Subcommand add_layers(CLI::App& app, Common& common) {
         "The paper's Table 1 measured: self-attention, recurrent, convolutional and restricted layers on [n,D]");
     sub->add_option("--n", f->n, "Sequence lengths (default 16:2048:x2)");
     sub->add_option("--d", f->d, "Model widths D (default 512)");
-    sub->add_option("--layers", f->kinds, "Which layers, comma-separated (default all four)");
-    sub->add_option("-H,--heads", f->layer.heads, "Heads of the attention layers (default 8)")
+    sub->add_option("--kinds", f->kinds, "Which kinds of layer, comma-separated (default all four)");
+    sub->add_option("-H,--heads", f->layer.heads, "Attention heads H of the attention layers (default 8)")
         ->check(tool::in_range(1, tool::kMaxDim));
     sub->add_option("-k,--kernel", f->layer.kernel, "Convolution kernel width k (default 3)")->check(tool::in_range(1, 1 << 20));
-    sub->add_option("-r,--window", f->layer.window, "Neighbourhood r of restricted self-attention (default 64)")
+    sub->add_option("-r,--radius", f->layer.window, "Neighbourhood r of restricted self-attention (default 64)")
         ->check(tool::in_range(1, 1 << 20));
     add_plot_option(sub, f->plot);
     sub->add_option("--fit-min-ms", f->fit_min_ms, "Fit each layer's time over points of at least this median (default 1 ms)")

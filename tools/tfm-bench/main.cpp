@@ -29,6 +29,11 @@ int main(int argc, char** argv) {
         "  tfm-bench translate --preset base --beam 1,4\n");
     CLI::App& app = tool.app();
     app.require_subcommand(1);
+    // One name, one meaning across the tools (tests/cli/option_names.sh).
+    tool.rename_option("--vocab", "--vocab-size");
+    tool.rename_option("--layers", "--kinds", "layers");
+    tool.rename_option("--window", "--radius", "layers");
+    tool.rename_option("--pairs", "--batch-pairs", "train");
     Common common;
     std::vector<std::pair<CLI::App*, Subcommand>> subs;
     for (auto add : kSubcommands) {

@@ -5,6 +5,7 @@
 
 #include "bench/fit.hpp"
 #include "common/checks.hpp"
+#include "common/shared_options.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/io/io.hpp"
@@ -15,11 +16,11 @@ namespace tfm::bench_tool {
 using tool::in_range, tool::kMaxThreads;
 
 void add_common(CLI::App* sub, Common& c) {
-    sub->add_option("--format", c.format, "table (default), csv, json or markdown")
+    sub->add_option("--format", c.format, "Output format: table (default), csv, json or markdown")
         ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
     sub->add_option("--reps", c.reps, "Timed repetitions per point (default 5)")->check(in_range(1, 1e6));
     sub->add_option("--warmup", c.warmup, "Untimed runs first (default 1)")->check(in_range(0, 1e6));
-    sub->add_option("--threads", c.threads, "Threads (default: all CPUs, or TFM_THREADS)")->check(in_range(1, kMaxThreads));
+    tool::add_threads_option(*sub, c.threads);
     sub->add_option("--sgemm-n", c.sgemm_n, "Size of the reference sgemm (default 1024)")->check(in_range(1, 16384));
 }
 

@@ -12,11 +12,11 @@ Subcommand add_train(CLI::App& app, Common& common) {
     auto tb = std::make_shared<TrainBenchOptions>();
     CLI::App* sub = app.add_subcommand("train", "Training updates (forward, backward, Adam) of a random model: target tokens/s");
     sub->add_option("--layers", tb->layers, "Encoder and decoder layers (default 3)")->check(tool::in_range(1, 1 << 20));
-    sub->add_option("--d-model", tb->d_model, "D (default 256)")->check(tool::in_range(1, tool::kMaxDim));
-    sub->add_option("--heads", tb->heads, "H (default 4)")->check(tool::in_range(1, tool::kMaxDim));
-    sub->add_option("--ffn", tb->ffn, "F (default 1024)")->check(tool::in_range(1, 1 << 20));
-    sub->add_option("--vocab", tb->vocab, "V (default 8000)")->check(tool::in_range(1, 1 << 20));
-    sub->add_option("--pairs", tb->pairs, "Sentence pairs per update (default 128)")->check(tool::in_range(1, 1 << 20));
+    sub->add_option("--d-model", tb->d_model, "Model width D (default 256)")->check(tool::in_range(1, tool::kMaxDim));
+    sub->add_option("--heads", tb->heads, "Attention heads H (default 4)")->check(tool::in_range(1, tool::kMaxDim));
+    sub->add_option("--ffn", tb->ffn, "Feed-forward width F (default 1024)")->check(tool::in_range(1, 1 << 20));
+    sub->add_option("--vocab-size", tb->vocab, "Vocabulary size V (default 8000)")->check(tool::in_range(1, 1 << 20));
+    sub->add_option("--batch-pairs", tb->pairs, "Sentence pairs per update (default 128)")->check(tool::in_range(1, 1 << 20));
     sub->add_option("--length", tb->length, "Tokens per sentence (default 16)")->check(tool::in_range(1, 1 << 20));
     sub->add_option("--dropout", tb->dropout, "Dropout (default 0.1)")->check(tool::in_range(0, 1, true));
     add_common(sub, common);

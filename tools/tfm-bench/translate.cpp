@@ -26,7 +26,7 @@ Subcommand add_translate(CLI::App& app, Common& common) {
         "A random model of a preset translating random sentences: sentences/s and target tokens/s");
     sub->add_option("--preset", tr.preset, "base (default), big, small or tiny")
         ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
-    sub->add_option("--vocab", tr.vocab, "Vocabulary size (default 8000)")->check(tool::in_range(1, 1 << 20));
+    sub->add_option("--vocab-size", tr.vocab, "Vocabulary size V (default 8000)")->check(tool::in_range(1, 1 << 20));
     sub->add_option("--sentences", tr.sentences, "Sentences, all in one batch (default 32)")->check(tool::in_range(1, 1 << 20));
     sub->add_option("--source-length", tr.source_len, "Source tokens per sentence (default 20)")
         ->check(tool::in_range(1, 1 << 20));
