@@ -6,6 +6,7 @@
 
 #include "helpers.hpp"
 #include "tfm/base/utf8.hpp"
+#include "tfm/decode/memory_reader.hpp"
 #include "tfm/decode/pair_reader.hpp"
 #include "tfm/decode/source_reader.hpp"
 #include "tfm/io/window.hpp"
@@ -178,4 +179,23 @@ TEST_CASE("target language: the prefix a multi-target model needs, checked") {
     CHECK(with_target_lang(">>fra<< ", "Bonjour") == ">>fra<< Bonjour");
     CHECK(with_target_lang(">>fra<< ", ">>por<< Olá") == ">>por<< Olá");  // its own code wins
     CHECK(with_target_lang("", "Hallo") == "Hallo");
+}
+
+TEST_CASE("memory reader: [S,D] records for the model's D, a bad one after the good") {
+    const std::string bytes = tfm_test::write_records(Format::Npy, [](TensorWriter& w) {
+        const std::vector<float> a(8, 0.5f), b(15, 1.0f);
+        w.write(a.data(), Shape{2, 4});
+        w.write(a.data(), Shape{0, 4});  // an empty line's memory
+        w.write(b.data(), Shape{3, 5});
+    });
+    Input in = Input::from_string(bytes);
+    MemoryReader r(in, 4);
+    const auto good = r.next_window(10);
+    REQUIRE(good.size() == 2);
+    CHECK(good[0].shape(0) == 2);
+    CHECK(good[0](1, 3) == 0.5f);
+    CHECK(good[1].shape(0) == 0);
+    CHECK(r.records_read() == 3);
+    const std::string e = error_of([&] { r.next_window(10); });
+    CHECK(e.find("[3,5] does not fit the model: expected [S,4]") != std::string::npos);
 }
