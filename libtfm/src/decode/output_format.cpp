@@ -1,19 +1,12 @@
 #include "tfm/decode/output_format.hpp"
 
-#include <cstdio>
-
+#include "tfm/base/number_text.hpp"
 #include "tfm/decode/alignment.hpp"
 #include "tfm/io/json.hpp"
 
 namespace tfm {
 
 namespace {
-
-std::string number(const char* fmt, double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
 
 // The hypothesis's text (or ids), <unk>s replaced from the source with replace_unk.
 std::string hypothesis_text(const Hypothesis& h, const Tokenizer& tok, const OutputFormat& f,
@@ -69,7 +62,7 @@ std::string alignment_text(const std::vector<std::vector<float>>& rows, std::siz
     }
     for (std::size_t t = 0; t < rows.size(); ++t) {
         if (t) s += ' ';
-        for (std::size_t j = 0; j < rows[t].size(); ++j) s += (j ? "," : "") + number("%.6g", rows[t][j]);
+        for (std::size_t j = 0; j < rows[t].size(); ++j) s += (j ? "," : "") + number_text("%.6g", rows[t][j]);
     }
     return s;
 }
@@ -93,23 +86,23 @@ std::string format_hypotheses(std::size_t index, const std::vector<Hypothesis>& 
     std::string out;
     if (f.n_best > 1) {
         for (const Hypothesis& h : hyps)
-            out += std::to_string(index) + " ||| " + text(h) + " ||| F0= " + number("%.6f", h.logprob) +
+            out += std::to_string(index) + " ||| " + text(h) + " ||| F0= " + number_text("%.6f", h.logprob) +
                    " WordPenalty= " + (h.ids.empty() ? "0" : "-" + std::to_string(h.ids.size())) + " ||| " +
-                   number("%.6f", h.score) + "\n";
+                   number_text("%.6f", h.score) + "\n";
         return out;
     }
     const Hypothesis& best = hyps.front();
-    if (f.scores) out += number("%.6f", best.score) + "\t";
+    if (f.scores) out += number_text("%.6f", best.score) + "\t";
     return out + text(best) + "\n";
 }
 
 std::string format_score(const TargetScore& s, bool normalize, bool tokens, const std::string& alignment) {
     const double v = normalize ? s.logprob / double(s.token_logprobs.size()) : s.logprob;
-    std::string out = number("%.6f", v);
+    std::string out = number_text("%.6f", v);
     if (tokens) {
         out += '\t';
         for (std::size_t i = 0; i < s.token_logprobs.size(); ++i)
-            out += (i ? " " : "") + number("%.4f", double(s.token_logprobs[i]));
+            out += (i ? " " : "") + number_text("%.4f", double(s.token_logprobs[i]));
     }
     if (!alignment.empty())  // the target's tokens without eos
         out += " ||| " + alignment_text(s.attention, s.token_logprobs.size() - 1, alignment);

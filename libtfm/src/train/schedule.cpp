@@ -7,18 +7,13 @@
 #include <limits>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/number_text.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/model/model_dir.hpp"
 
 namespace tfm {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 
 // Sums over the updates since the last log row.
 struct Window {
@@ -75,10 +70,10 @@ void run_schedule(Trainer& trainer, Model& model, Adam& adam, const std::string&
                 const LossStats v = trainer.evaluate(*valid.pairs);
                 const double vl = v.smoothed / double(v.tokens), vn = v.nll / double(v.tokens);
                 const BleuScore bleu = trainer.evaluate_bleu(*valid.pairs, *valid.tokenizer);
-                valid_cols = "\t" + fmt("%.4f", vl) + "\t" + fmt("%.4f", vn) + "\t" + fmt("%.2f", std::exp(vn)) + "\t" +
-                             fmt("%.2f", bleu.score);
-                info("step " + std::to_string(r.step) + " validation: loss " + fmt("%.4f", vl) + ", ppl " +
-                     fmt("%.2f", std::exp(vn)) + ", BLEU " + fmt("%.2f", bleu.score) + " (greedy)");
+                valid_cols = "\t" + number_text("%.4f", vl) + "\t" + number_text("%.4f", vn) + "\t" + number_text("%.2f", std::exp(vn)) + "\t" +
+                             number_text("%.2f", bleu.score);
+                info("step " + std::to_string(r.step) + " validation: loss " + number_text("%.4f", vl) + ", ppl " +
+                     number_text("%.2f", std::exp(vn)) + ", BLEU " + number_text("%.2f", bleu.score) + " (greedy)");
                 if (vl < best_valid) {
                     best_valid = vl;
                     stale = 0;
@@ -90,18 +85,18 @@ void run_schedule(Trainer& trainer, Model& model, Adam& adam, const std::string&
         }
         if (lead && (r.step % opt.log_every == 0 || last || valid_cols != no_valid)) {
             const double tl = w.loss / double(w.counted), tn = w.nll / double(w.counted);
-            log << r.step << '\t' << r.epoch << '\t' << fmt("%.4f", tl) << '\t' << fmt("%.4f", tn) << '\t'
-                << fmt("%.2f", std::exp(tn)) << '\t' << fmt("%.3e", r.learning_rate) << '\t' << fmt("%.3f", r.grad_norm)
-                << '\t' << fmt("%.1f", w.tokens / w.seconds) << valid_cols << '\n';
+            log << r.step << '\t' << r.epoch << '\t' << number_text("%.4f", tl) << '\t' << number_text("%.4f", tn) << '\t'
+                << number_text("%.2f", std::exp(tn)) << '\t' << number_text("%.3e", r.learning_rate) << '\t' << number_text("%.3f", r.grad_norm)
+                << '\t' << number_text("%.1f", w.tokens / w.seconds) << valid_cols << '\n';
             if (!log.flush()) throw Error(log_path + ": write error");
             std::string across;
             if (job.size() > 1)
                 across = ", summing across " + std::to_string(job.size()) + " ranks " +
-                         fmt("%.1f", 1e3 * w.reduce_seconds / double(w.updates)) + " ms and " +
-                         fmt("%.2f", w.reduce_bytes / double(w.updates) / 1e6) + " MB sent per update";
-            info("step " + std::to_string(r.step) + " epoch " + std::to_string(r.epoch) + " loss " + fmt("%.4f", tl) +
-                 " ppl " + fmt("%.2f", std::exp(tn)) + " lr " + fmt("%.3e", r.learning_rate) + " " +
-                 fmt("%.0f", w.tokens / w.seconds) + " tokens/s" + across);
+                         number_text("%.1f", 1e3 * w.reduce_seconds / double(w.updates)) + " ms and " +
+                         number_text("%.2f", w.reduce_bytes / double(w.updates) / 1e6) + " MB sent per update";
+            info("step " + std::to_string(r.step) + " epoch " + std::to_string(r.epoch) + " loss " + number_text("%.4f", tl) +
+                 " ppl " + number_text("%.2f", std::exp(tn)) + " lr " + number_text("%.3e", r.learning_rate) + " " +
+                 number_text("%.0f", w.tokens / w.seconds) + " tokens/s" + across);
             w = Window{};
         }
         if (r.step % opt.save_every == 0 || last || stop_early) save();
