@@ -86,7 +86,8 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
     try {
         std::vector<std::string> args(argv + 1, argv + argc);
         std::vector<bool> warned(renamed_.size(), false), in_scope(renamed_.size(), false);
-        for (std::string& a : args)
+        for (std::string& a : args) {
+            if (a == "--") break;  // what follows is positional: a file may be called "-i"
             for (std::size_t r = 0; r < renamed_.size(); ++r) {
                 const Renamed& n = renamed_[r];
                 if (!n.subcommand.empty() && !in_scope[r]) {
@@ -98,6 +99,7 @@ int Tool::run(int argc, char** argv, const std::function<void()>& body) {
                 if (!warned[r]) warn(n.old_name + " is now " + n.new_name + "; the old name goes in the next release");
                 warned[r] = true;
             }
+        }
         std::reverse(args.begin(), args.end());  // CLI11 takes them last first
         app_.parse(args);
     } catch (const CLI::CallForHelp& e) {

@@ -12,7 +12,7 @@ std::vector<BertInput> BertReader::next_window(std::size_t window) {
 }
 
 bool BertReader::read_one(std::vector<BertInput>& out) {
-    std::string line;
+    std::string& line = line_;
     if (!in.getline(line)) return false;
     ++lines_read;
     BertInput input;

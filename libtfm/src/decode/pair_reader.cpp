@@ -22,15 +22,15 @@ PairReader::PairReader(const std::string& source, const std::string& target, con
 bool PairReader::ready() { return tsv_ ? tsv_->line_ready() : src_->line_ready() && tgt_->line_ready(); }
 
 bool PairReader::next_texts(std::string& source, std::string& target) {
-    const std::string where = "line " + std::to_string(line_ + 1);
+    auto where = [&] { return "line " + std::to_string(line_); };  // built only for an error
     if (tsv_) {
         std::string l;
         if (!tsv_->next(l)) return false;
         ++line_;
         const std::size_t tab = l.find('\t');
-        if (tab == std::string::npos) throw Error(where + ": no tab between source and target");
+        if (tab == std::string::npos) throw Error(where() + ": no tab between source and target");
         if (l.find('\t', tab + 1) != std::string::npos)
-            throw Error(where + ": more than one tab (a line is source<TAB>target)");
+            throw Error(where() + ": more than one tab (a line is source<TAB>target)");
         source = l.substr(0, tab);
         target = l.substr(tab + 1);
         return true;

@@ -29,7 +29,7 @@ std::vector<std::vector<std::int64_t>> SourceReader::next_window(std::size_t win
 }
 
 bool SourceReader::read_one(std::vector<std::vector<std::int64_t>>& out) {
-    std::string line;
+    std::string& line = line_;
     if (!in.getline(line)) return false;
     ++lines_read;
     SourceIds s;

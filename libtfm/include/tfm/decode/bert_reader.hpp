@@ -33,6 +33,7 @@ struct BertReader {
 
 private:
     WindowReader<BertInput> windows_;
+    std::string line_;  // the line being read, its buffer kept from line to line
     bool read_one(std::vector<BertInput>& out);
 };
 

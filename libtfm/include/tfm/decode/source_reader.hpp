@@ -49,6 +49,7 @@ struct SourceReader {
 
 private:
     WindowReader<std::vector<std::int64_t>> windows_;
+    std::string line_;  // the line being read, its buffer kept from line to line
     bool read_one(std::vector<std::vector<std::int64_t>>& out);
 };
 
