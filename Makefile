@@ -1,6 +1,7 @@
 # tfm: the Transformer of "Attention Is All You Need" as small Unix tools.
 #   make          build (installs missing Debian packages first when run as root)
-#   make test     build, run the test suite, then again under ASan + UBSan, then fuzz (libFuzzer)
+#   make test     build and run the test suite, then build it with clang under ASan + UBSan and
+#                 run it again with a libFuzzer smoke run of every input reader
 #   make demo     a pipeline of the tools, as in the README
 #   make install  install tools, library, headers, man pages (PREFIX=/usr/local)
 #   make deps     install the Debian packages tfm needs (or print the apt-get line)
@@ -9,7 +10,6 @@
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
-FUZZ_BUILD  ?= build-fuzz
 FUZZ_SECONDS ?= 15
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
@@ -20,8 +20,7 @@ DEB_PACKAGES := g++ cmake make pkg-config libcli11-dev libxtensor-dev libxtensor
                 libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev libdnnl-dev libopenmpi-dev openmpi-bin parallel python3-numpy \
                 clang libclang-rt-14-dev
 
-.PHONY: all build test test-release test-asan test-fuzz build-asan build-fuzz ctest-release ctest-asan ctest-fuzz \
-        fuzz demo install deps bench clean
+.PHONY: all build test test-release test-asan build-asan ctest-release ctest-asan fuzz demo install deps bench clean
 
 all: build
 
@@ -43,36 +42,32 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The sanitizer build: clang, ASan + UBSan at -O1, with the libFuzzer targets (label fuzz)
+# beside the tests, so that one build serves both.
 $(ASAN_BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFM_SANITIZE=ON $(CMAKE_FLAGS)
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFM_SANITIZE=ON \
+	    -DTFM_FUZZ=ON -DTFM_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
 
 test-release: build ctest-release
 ctest-release:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 test-asan: build-asan ctest-asan
 ctest-asan:
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer targets (clang, ASan + UBSan) over the readers, FUZZ_SECONDS each from their seeds.
-build-fuzz: deps
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFM_FUZZ=ON \
-	    -DTFM_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS) > /dev/null
-	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-test-fuzz: build-fuzz ctest-fuzz
-ctest-fuzz:
-	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS)
+# Each fuzz target for FUZZ_SECONDS (default 600 here) from its seeds.
+fuzz: build-asan
+	cd $(ASAN_BUILD) && $(ASAN_ENV) TFM_FUZZ_SECONDS=$(if $(filter command line,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),600) \
+	    ctest --output-on-failure -j $(JOBS) -L fuzz
 
-fuzz:
-	$(MAKE) test-fuzz FUZZ_SECONDS=600
-
-# All runs: the optimised build, the sanitizer build, a fuzz smoke run, each build and each
-# test run timed; ctest's summary closes each run, the stage times close the whole.
-STAGES := build:release ctest-release:release build-asan:sanitizer ctest-asan:sanitizer \
-          build-fuzz:fuzz ctest-fuzz:fuzz
+# All runs: the optimised build and its tests, the sanitizer build and its tests (with the
+# fuzz smoke run), each build and each test run timed; ctest's summary closes each run, the
+# stage times close the whole.
+STAGES := build:release ctest-release:release build-asan:sanitizer ctest-asan:sanitizer
 test: deps
 	@set -e; start=$$(date +%s); times=""; \
 	for st in $(STAGES); do \
@@ -101,4 +96,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,7 +1,8 @@
 // tfm-train: train a Transformer on parallel text with the paper's recipe, into a model
 // directory that tfm-translate reads unchanged; checkpoints, exact resume, validation; one
-// process, or the ranks of an MPI job (mpirun -np R tfm-train ...). The schedule itself is
-// libtfm's (train/schedule.hpp); this file is flags, the job and talking.
+// process, or the ranks of an MPI job (mpirun -np R tfm-train ...). The run directory, the
+// trainer and the schedule are libtfm's (train/run_directory.hpp, trainer.hpp, schedule.hpp);
+// this file is flags, the job and talking.
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,19 +10,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <numeric>
 #include <optional>
 
 #include "common/checks.hpp"
 #include "common/model_flags.hpp"
 #include "common/run_settings.hpp"
 #include "common/tool.hpp"
-#include "tfm/train/checkpoint.hpp"
-#include "tfm/io/dir_guard.hpp"
 #include "tfm/base/error.hpp"
-#include "tfm/io/io.hpp"
-#include "tfm/model/model_dir.hpp"
 #include "tfm/base/parallel.hpp"
+#include "tfm/model/model_dir.hpp"
+#include "tfm/train/checkpoint.hpp"
+#include "tfm/train/progress_line.hpp"
+#include "tfm/train/run_directory.hpp"
 #include "tfm/train/schedule.hpp"
 #include "tfm/train/trainer.hpp"
 #ifdef TFM_HAVE_MPI
@@ -69,20 +69,6 @@ struct Job {
     }
 };
 
-// A 64-bit FNV-1a hash of the model's weights and the training position: ranks that hold
-// different models (a directory not on a shared filesystem) must not train together.
-std::int64_t fingerprint(tfm::Model& m, const tfm::TrainState& st) {
-    std::uint64_t h = 1469598103934665603ULL;
-    const auto mix = [&](const void* data, std::size_t bytes) {
-        const auto* p = static_cast<const unsigned char*>(data);
-        for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ULL;
-    };
-    tfm::visit_parameters(m, [&](const std::string&, float* p, std::size_t n) { mix(p, n * sizeof(float)); });
-    mix(&st.step, sizeof st.step);
-    mix(&st.batch_in_epoch, sizeof st.batch_in_epoch);
-    return std::int64_t(h >> 1);
-}
-
 struct Flags {
     std::string src, tgt, valid_src, valid_tgt, out;
     std::vector<std::string> spm;
@@ -91,52 +77,20 @@ struct Flags {
     std::uint64_t seed = 1;
     bool resume = false, separate = false;
     int threads = 0;
+    tfm::tool::ArchFlags arch;
+    tfm::TrainerOptions trainer;
+    tfm::AdamOptions adam;
+    tfm::tool::RunSettings run;  // what --resume carries over
 };
 
-// The parts each batch is cut into: as asked; else, on resume, the run's own (checkpoints that
-// do not say: 1), made a multiple of the ranks if they cannot share it; else 4, or the least
-// multiple of 4 and the ranks. Four parts cost nothing on one process (less padding offsets
-// the smaller products), and 1, 2 or 4 ranks then train alike.
-template <class Note>
-std::size_t batch_parts(std::size_t asked, std::optional<std::size_t> recorded, std::size_t ranks, const Note& note) {
-    if (asked) return asked;
-    if (!recorded) return std::lcm(std::size_t(4), ranks);
-    const std::size_t had = std::max<std::size_t>(*recorded, 1);
-    if (had % ranks == 0) return had;
-    const std::size_t parts = std::lcm(had, ranks);
-    note("the run cut batches into " + std::to_string(had) + " parts, which " + std::to_string(ranks) +
-         " ranks cannot share: cutting them into " + std::to_string(parts) +
-         " (the same batches, summed in another order)");
-    return parts;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    std::optional<Job> job_holder;
-    try {
-        job_holder.emplace(&argc, &argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tfm-train: error: %s\n", e.what());
-        return 1;
-    }
-    Job& job = *job_holder;
-    tfm::Collective& ranks = *job.ranks;
-    const bool lead = ranks.rank() == 0;
-    tfm::tool::Tool tool(job.name(), "Train a Transformer on parallel text (Adam, warmup, label smoothing, dropout).",
-        "  tfm-train --src train.de.gz --tgt train.en.gz --valid-src val.de.gz --valid-tgt val.en.gz -o model \\\n"
-        "            --preset small --batch-tokens 4096 --steps 20000\n"
-        "  tfm-train --src train.de --tgt train.en -o model --resume      # continue after a stop\n"
-        "  mpirun -np 4 tfm-train --src train.de --tgt train.en -o model --batch-parts 4   # 4 processes\n"
-        "  tfm-translate -m model < test.de\n");
+void add_flags(tfm::tool::Tool& tool, Flags& f) {
     using tfm::tool::in_range, tfm::tool::kMaxCount;
     CLI::App& app = tool.app();
-    Flags f;
-    tfm::tool::ArchFlags arch;
-    tfm::TrainerOptions to;
-    tfm::AdamOptions ao;
+    tfm::TrainerOptions& to = f.trainer;
+    tfm::AdamOptions& ao = f.adam;
+    tfm::tool::RunSettings& run = f.run;
     to.loss.dropout = to.loss.attention_dropout = to.loss.activation_dropout = -1.0f;  // -1: the config's
-    tfm::tool::RunSettings run;  // what --resume carries over
+    to.batch_parts = 0;  // 0: not given
     app.add_option("--src", f.src, "Source sentences, one per line (gzip ok)")->required()->check(CLI::ExistingFile);
     app.add_option("--tgt", f.tgt, "Target sentences, line-aligned with --src")->required()->check(CLI::ExistingFile);
     auto* vs = app.add_option("--valid-src", f.valid_src, "Validation sources")->check(CLI::ExistingFile);
@@ -153,7 +107,7 @@ int main(int argc, char** argv) {
     app.add_flag("--separate-vocab", f.separate,
                  "Train one SentencePiece model per side: separate source and target vocabularies and embeddings")
         ->excludes(spm_flag);
-    tfm::tool::add_arch_flags(app, arch);
+    tfm::tool::add_arch_flags(app, f.arch);
     tool.rename_option("--positions", "--position-encoding");
     run.add(app, "--batch-tokens", to.batch_tokens, "Padded tokens per batch (default 4096)", in_range(1, 1 << 24));
     run.add(app, "--accumulate", to.accumulate, "Batches per update (default 1)", in_range(1, 1 << 16));
@@ -192,7 +146,67 @@ int main(int argc, char** argv) {
         ->check(in_range(1, 1 << 20));
     app.add_option("--threads", f.threads, "Threads (default: the CPUs it may use, shared among the ranks on this machine; or TFM_THREADS)")->check(in_range(1, tfm::tool::kMaxThreads));
 
-    to.batch_parts = 0;  // 0: not given
+}
+
+// The training pairs (too long or empty pairs skipped, and said so), and what they hold.
+tfm::Corpus load_training_pairs(tfm::tool::Tool& tool, const Flags& f, const tfm::ModelDir& md, bool lead) {
+    tfm::Corpus train = tfm::load_parallel(f.src, f.tgt, md.tokenizer, md.model.config.max_positions);
+    if (!lead) return train;
+    if (train.skipped_long || train.skipped_empty)
+        tool.warn(std::to_string(train.skipped_long) + " pairs longer than " +
+                  std::to_string(md.model.config.max_positions) + " tokens and " + std::to_string(train.skipped_empty) +
+                  " with an empty side skipped, of " + std::to_string(train.lines));
+    std::size_t target_tokens = 0;
+    for (const auto& p : train.pairs) target_tokens += p.tgt.size() + 1;
+    tool.info(std::to_string(train.pairs.size()) + " sentence pairs, " + std::to_string(target_tokens) +
+              " target tokens per epoch");
+    return train;
+}
+
+// What the schedule says: a progress line rewritten in place on a terminal (a log line
+// starts below it), log lines through the tool, and the signal that asks it to stop.
+tfm::ScheduleCallbacks talk(tfm::tool::Tool& tool, std::size_t first_step, const tfm::Adam& adam) {
+    auto line = std::make_shared<tfm::ProgressLine>(first_step);
+    auto shown = std::make_shared<bool>(false);
+    tfm::ScheduleCallbacks cb;
+    cb.progress = [line, shown, &adam, terminal = bool(::isatty(STDERR_FILENO))](const tfm::StepReport& r) {
+        const std::string text = line->update(r, adam.horizon());
+        if (!terminal) return;
+        std::fprintf(stderr, "\rtfm-train: %s  ", text.c_str());
+        std::fflush(stderr);
+        *shown = true;
+    };
+    cb.info = [&tool, shown](const std::string& text) {
+        if (*shown) std::fputc('\n', stderr);
+        *shown = false;
+        tool.info(text);
+    };
+    cb.stop_requested = [] { return int(g_signal); };
+    return cb;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::optional<Job> job_holder;
+    try {
+        job_holder.emplace(&argc, &argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tfm-train: error: %s\n", e.what());
+        return 1;
+    }
+    Job& job = *job_holder;
+    tfm::Collective& ranks = *job.ranks;
+    const bool lead = ranks.rank() == 0;
+    tfm::tool::Tool tool(job.name(), "Train a Transformer on parallel text (Adam, warmup, label smoothing, dropout).",
+        "  tfm-train --src train.de.gz --tgt train.en.gz --valid-src val.de.gz --valid-tgt val.en.gz -o model \\\n"
+        "            --preset small --batch-tokens 4096 --steps 20000\n"
+        "  tfm-train --src train.de --tgt train.en -o model --resume      # continue after a stop\n"
+        "  mpirun -np 4 tfm-train --src train.de --tgt train.en -o model --batch-parts 4   # 4 processes\n"
+        "  tfm-translate -m model < test.de\n");
+    Flags f;
+    add_flags(tool, f);
+    CLI::App& app = tool.app();
     return job.finish(tool.run(argc, argv, [&] {
         if (!job.refusal.empty()) throw tfm::UsageError(job.refusal);
         tfm::set_num_threads(f.threads);
@@ -201,124 +215,54 @@ int main(int argc, char** argv) {
             tfm::set_num_threads(std::max(1, tfm::num_threads() / int(ranks.local_size())));
         std::signal(SIGINT, on_signal);
         std::signal(SIGTERM, on_signal);
-        const std::string cfg_path = f.out + "/config.json";
-        if (f.resume && !tfm::path_present(cfg_path)) throw tfm::Error(f.out + ": nothing to resume (no config.json)");
         if (f.resume && (app.count("--spm") || app.count("--vocab-size") || f.separate))
             throw tfm::UsageError("--resume keeps the model's tokenizer: --spm, --vocab-size and --separate-vocab do "
                                   "not apply");
-        if (!f.resume && lead && tfm::path_present(cfg_path))
-            throw tfm::UsageError(f.out + " already holds a model: give --resume to continue it, or another -o");
         const auto note = [&](const std::string& line) {  // what the job says once, through rank 0
             if (lead) tool.info(line);
         };
-        // A new model is built beside its place and moved in only once its data have been read
-        // and checked: a refusal leaves nothing behind. A directory in training is locked.
-        std::optional<tfm::StagedDir> staged;
-        std::optional<tfm::DirLock> lock;
-        if (!lead) ranks.max(0);  // rank 0 makes or locks the directory first
-        if (f.resume && lead) lock.emplace(f.out);
-        if (!f.resume && lead) {
-            staged.emplace(f.out, false);
+        tfm::RunDirectory dir(f.out, f.resume, ranks);
+        dir.create([&](const std::string& path) {
             tfm::tool::VocabularySource vocab{f.spm, {f.src}, {f.tgt}, f.separate, {}};
             vocab.training.vocab_size = f.vocab;
             vocab.training.seed = f.seed;
-            staged->fill([&](const std::string& dir) {
-                tfm::tool::create_model(dir, arch, vocab, f.seed, 4);  // weights, gradients, Adam's moments
-            });
-        }
-        if (!f.resume && !lead && !tfm::path_present(cfg_path))
-            throw tfm::Error(f.out + ": rank 0 made the model here, but this rank does not see it: -o must be a "
-                             "directory every rank shares");
-        tfm::ModelDir md = tfm::load_model_dir(staged ? staged->path() : f.out);
+            tfm::tool::create_model(path, f.arch, vocab, f.seed, 4);  // weights, gradients, Adam's moments
+        });
+        tfm::ModelDir md = tfm::load_model_dir(dir.model_path());
         tfm::Model& model = md.model;
-        if (f.resume && tfm::tool::arch_flags_given(app)) {
-            const tfm::tool::SpmChoice spm{f.out + "/source.spm", f.out + "/target.spm", model.config.share_embeddings};
-            tfm::ModelConfig asked = tfm::tool::config_from_flags(arch, spm);
-            if (!tfm::same_architecture(asked, model.config))
-                throw tfm::Error(f.out + " holds a model of another architecture than the flags ask for");
-        }
+        const tfm::tool::SpmChoice spm{f.out + "/source.spm", f.out + "/target.spm", model.config.share_embeddings};
+        if (f.resume && tfm::tool::arch_flags_given(app) &&
+            !tfm::same_architecture(tfm::tool::config_from_flags(f.arch, spm), model.config))
+            throw tfm::Error(f.out + " holds a model of another architecture than the flags ask for");
         tfm::TrainState state;
         state.seed = f.seed;
+        if (dir.checkpoint()) {  // the run's settings first: Adam's schedule is one of them
+            state = tfm::load_checkpoint_state(*dir.checkpoint());
+            f.run.resume(state.settings, *dir.checkpoint() + "/state.json", note);
+        }
+        tfm::settle_dropout(f.trainer.loss, model.config);
+        tfm::Adam adam(model, f.adam);
         std::optional<std::size_t> recorded_parts;
-        std::optional<std::string> checkpoint = f.resume ? tfm::latest_checkpoint(f.out) : std::nullopt;
-        if (checkpoint) {  // the run's settings first: Adam's schedule is one of them
-            state = tfm::load_checkpoint_state(*checkpoint);
-            run.resume(state.settings, *checkpoint + "/state.json", note);
-        }
-        // Dropout rates not given (nor recorded) are the config's; the config records the run's.
-        for (auto [rate, in_config] : {std::pair{&to.loss.dropout, &model.config.dropout},
-                                       {&to.loss.attention_dropout, &model.config.attention_dropout},
-                                       {&to.loss.activation_dropout, &model.config.activation_dropout}}) {
-            if (*rate < 0) *rate = *in_config;
-        }
-        tfm::Adam adam(model, ao);
-        if (checkpoint) {
-            tfm::load_checkpoint(*checkpoint, model, adam, state);
+        if (dir.checkpoint()) {
+            tfm::load_checkpoint(*dir.checkpoint(), model, adam, state);
             recorded_parts = state.batch_parts;
-            note("resuming from " + *checkpoint + " at step " + std::to_string(state.step));
+            note("resuming from " + *dir.checkpoint() + " at step " + std::to_string(state.step));
         }
-        model.config.dropout = to.loss.dropout;
-        model.config.attention_dropout = to.loss.attention_dropout;
-        model.config.activation_dropout = to.loss.activation_dropout;
-        if (staged) tfm::write_file_atomic(staged->path() + "/config.json", tfm::config_json(model.config));
-        to.batch_parts = batch_parts(to.batch_parts, recorded_parts, ranks.size(), note);
-        state.settings = run.record();
-        if (to.batch_parts % ranks.size() != 0)
-            throw tfm::UsageError("batches cut into " + std::to_string(to.batch_parts) + " parts cannot be shared by " +
-                                  std::to_string(ranks.size()) + " ranks: give --batch-parts a multiple of the ranks");
-        tfm::Corpus train = tfm::load_parallel(f.src, f.tgt, md.tokenizer, model.config.max_positions);
-        if (lead && (train.skipped_long || train.skipped_empty))
-            tool.warn(std::to_string(train.skipped_long) + " pairs longer than " +
-                      std::to_string(model.config.max_positions) + " tokens and " + std::to_string(train.skipped_empty) +
-                      " with an empty side skipped, of " + std::to_string(train.lines));
-        std::size_t target_tokens = 0;
-        for (const auto& p : train.pairs) target_tokens += p.tgt.size() + 1;
-        note(std::to_string(train.pairs.size()) + " sentence pairs, " + std::to_string(target_tokens) +
-                  " target tokens per epoch");
+        dir.write_config(model.config);
+        f.trainer.batch_parts = tfm::choose_batch_parts(f.trainer.batch_parts, recorded_parts, ranks.size(), note);
+        state.settings = f.run.record();
+        const tfm::Corpus train = load_training_pairs(tool, f, md, lead);
         std::optional<tfm::Corpus> valid;
         if (!f.valid_src.empty())
             valid = tfm::load_parallel(f.valid_src, f.valid_tgt, md.tokenizer, model.config.max_positions);
-        if (staged) {  // everything checked: the new model takes its place
-            staged->commit();
-            lock.emplace(f.out);
-        }
-        if (lead) ranks.max(0);  // the others may read the directory now
-        if (ranks.size() > 1) {
-            const std::int64_t mine = fingerprint(model, state);
-            if (ranks.max(mine) != mine || ranks.max(-mine) != -mine)
-                throw tfm::Error("the ranks do not all see the same model and checkpoint in " + f.out +
-                                 ": -o must be a directory every rank shares");
-            tool.info("rank " + std::to_string(ranks.rank()) + " of " + std::to_string(ranks.size()) + ": " +
-                      std::to_string(tfm::num_threads()) + " threads, batch parts " +
-                      std::to_string(ranks.rank() * to.batch_parts / ranks.size()) + " to " +
-                      std::to_string((ranks.rank() + 1) * to.batch_parts / ranks.size() - 1) + " of " +
-                      std::to_string(to.batch_parts));
-        }
-        tfm::Trainer trainer(model, train, to, adam, state, &ranks);
-        // The progress line, rewritten in place on a terminal; a log line starts below it.
-        const bool terminal = ::isatty(STDERR_FILENO);
-        bool progress_shown = false;
-        double total_secs = 0;
-        const std::size_t first_step = trainer.state().step;
-        tfm::ScheduleCallbacks cb;
-        cb.progress = [&](const tfm::StepReport& r) {
-            total_secs += r.seconds;
-            if (!terminal) return;
-            const double per_step = total_secs / double(r.step - first_step);
-            std::fprintf(stderr, "\rtfm-train: step %zu/%zu epoch %zu loss %.3f lr %.2e %.0f tokens/s ETA %.0f min  ",
-                         r.step, adam.horizon(), r.epoch,
-                         r.loss.smoothed / double(std::max<std::size_t>(r.loss.tokens, 1)), r.learning_rate,
-                         double(r.loss.tokens) / r.seconds,
-                         per_step * double(adam.horizon() - std::min(r.step, adam.horizon())) / 60.0);
-            std::fflush(stderr);
-            progress_shown = true;
-        };
-        cb.info = [&](const std::string& line) {
-            if (progress_shown) std::fputc('\n', stderr);
-            progress_shown = false;
-            tool.info(line);
-        };
-        cb.stop_requested = [] { return int(g_signal); };
-        tfm::run_schedule(trainer, model, adam, f.out, f.schedule, {valid ? &*valid : nullptr, &md.tokenizer}, cb);
+        dir.commit(model, state);  // everything checked: a new model takes its place
+        const std::size_t parts = f.trainer.batch_parts, r = ranks.rank(), n = ranks.size();
+        if (n > 1)
+            tool.info("rank " + std::to_string(r) + " of " + std::to_string(n) + ": " +
+                      std::to_string(tfm::num_threads()) + " threads, batch parts " + std::to_string(r * parts / n) +
+                      " to " + std::to_string((r + 1) * parts / n - 1) + " of " + std::to_string(parts));
+        tfm::Trainer trainer(model, train, f.trainer, adam, state, &ranks);
+        tfm::run_schedule(trainer, model, adam, f.out, f.schedule, {valid ? &*valid : nullptr, &md.tokenizer},
+                          talk(tool, trainer.state().step, adam));
     }));
 }

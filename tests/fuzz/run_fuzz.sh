@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run_fuzz.sh TARGET SEED_DIR SECONDS: fuzzes from a scratch copy of the seeds (the committed
-# corpus is never written to); a crash, leak, timeout or sanitizer report fails the test and
-# leaves the reproducer (crash-*, leak-*, timeout-*) in the working directory.
+# corpus is never written to) for SECONDS, or $TFM_FUZZ_SECONDS when set (make fuzz); a
+# crash, leak, timeout or sanitizer report fails the test and leaves the reproducer (crash-*, leak-*, timeout-*) in the working directory.
 set -eu
-target=$1 seeds=$2 seconds=$3
+target=$1 seeds=$2 seconds=${TFM_FUZZ_SECONDS:-$3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$seeds/." "$work/"

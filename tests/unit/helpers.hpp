@@ -18,6 +18,11 @@
 
 namespace tfm_test {
 
+#ifdef TFM_GOLDEN
+// A file of the committed fixtures (tests/golden/data).
+inline std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
+#endif
+
 // n values uniform in [-scale, scale), the same for a seed.
 inline std::vector<float> random_vec(std::size_t n, std::uint64_t seed, float scale = 1.0f) {
     tfm::Rng rng(seed);

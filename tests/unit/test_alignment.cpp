@@ -10,17 +10,17 @@
 #include "tfm/model/model_dir.hpp"
 
 using namespace tfm;
+using tfm_test::golden;
 
 namespace {
 
-std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
 
 struct Fixture {
     Model model;
     std::vector<std::vector<std::int64_t>> sources;
 };
 
-Fixture load(const std::string& name) {
+Fixture load_fixture(const std::string& name) {
     const std::string dir = golden("model_" + name);
     ModelConfig c = load_config(dir + "/config.json");
     Fixture f{load_model_weights(c, SafeTensors::open(dir + "/model.safetensors")), {}};
@@ -44,7 +44,7 @@ DecodeOptions greedy_with_attention(long layer, std::size_t heads) {
 TEST_CASE("alignment: each greedy token's attention matches PyTorch's average over the chosen layer and heads") {
     for (const std::string name : {"post_relu_interleaved", "pre_swish_halves"}) {
         CAPTURE(name);
-        const Fixture f = load(name);
+        const Fixture f = load_fixture(name);
         auto expected = tfm_test::read_file(golden("model_" + name + "_align.npy"));
         REQUIRE(expected.size() == 2 * f.sources.size());
         // (last layer, all heads) and (layer 0, its first 2 heads), as the fixture's order.
@@ -68,7 +68,7 @@ TEST_CASE("alignment: each greedy token's attention matches PyTorch's average ov
 }
 
 TEST_CASE("alignment: the same with other sentences in the batch, and beam search keeps its best path's attention") {
-    const Fixture f = load("post_relu_interleaved");
+    const Fixture f = load_fixture("post_relu_interleaved");
     DecodeOptions o = greedy_with_attention(-1, 0);
     const auto together = translate_sources(f.model, f.sources, o);
     for (std::size_t b = 0; b < f.sources.size(); ++b) {
@@ -100,7 +100,7 @@ TEST_CASE("alignment: the same with other sentences in the batch, and beam searc
 }
 
 TEST_CASE("alignment: scoring a hypothesis keeps the attention search kept for it") {
-    const Fixture f = load("pre_swish_halves");
+    const Fixture f = load_fixture("pre_swish_halves");
     for (const auto& choice : {DecodeOptions::Attention{-1, 0}, DecodeOptions::Attention{0, 3}}) {
         DecodeOptions o = greedy_with_attention(choice.layer, choice.heads);
         const auto hyps = translate_sources(f.model, f.sources, o);
@@ -125,7 +125,7 @@ TEST_CASE("alignment: scoring a hypothesis keeps the attention search kept for i
 }
 
 TEST_CASE("alignment: layer and head choices are checked") {
-    const Fixture f = load("post_relu_interleaved");  // 2 decoder layers, 4 heads
+    const Fixture f = load_fixture("post_relu_interleaved");  // 2 decoder layers, 4 heads
     CHECK_THROWS_AS(translate_sources(f.model, f.sources, greedy_with_attention(2, 0)), UsageError);
     CHECK_THROWS_AS(translate_sources(f.model, f.sources, greedy_with_attention(-3, 0)), UsageError);
     CHECK_THROWS_AS(translate_sources(f.model, f.sources, greedy_with_attention(0, 5)), UsageError);

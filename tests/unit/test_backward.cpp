@@ -5,6 +5,8 @@
 #include <functional>
 
 #include "helpers.hpp"
+#include "tfm/model/decoder.hpp"
+#include "tfm/model/encoder.hpp"
 #include "tfm/nn/feedforward.hpp"
 #include "tfm/nn/layernorm.hpp"
 #include "tfm/nn/multihead.hpp"
@@ -301,6 +303,64 @@ TEST_CASE("backward: the whole model (post- and pre-norm, tied and untied, learn
         auto loss = [&] { return evaluate_loss(m, batch, opt.label_smoothing, ws).smoothed; };
         CHECK(loss() == doctest::Approx(st.smoothed).epsilon(1e-6));
         check_every_tensor(m, g, c.d_model, loss);
+    }
+}
+
+// Each stack on its own (model/encoder.hpp, model/decoder.hpp), with L = sum(w o y) over its
+// output: every parameter tensor, and for the decoder d L / d memory at every entry.
+TEST_CASE("backward: the encoder stack and the decoder stack on their own, and the decoder's gradient of the memory") {
+    for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+        CAPTURE(norm == NormPlacement::Pre);
+        ModelConfig c = tiny_model_config();
+        c.norm = norm;  // pre-norm: final LayerNorms after each stack
+        c.positions = norm == NormPlacement::Pre ? PositionKind::Learned : PositionKind::SinusoidalInterleaved;
+        c.activation = Activation::Gelu;
+        Model m = random_model(c, 11);
+        Rng rng(12);
+        visit_parameters(m, [&](const std::string& name, float* p, std::size_t n) {
+            if (name.find("bias") != std::string::npos || name.find("layer_norm") != std::string::npos)
+                for (std::size_t i = 0; i < n; ++i) p[i] += rng.uniform(-0.2f, 0.2f);
+        });
+        const std::size_t d = c.d_model;
+        // Ids below 19; both sides use id 5 (the embedding row check_every_tensor probes).
+        const TokenBatch src = make_token_batch({{5, 6, 7, 1}, {8, 9, 1}}, c.pad_id);
+        const TokenBatch tgt = make_token_batch({{c.decoder_start_id, 5, 11}, {c.decoder_start_id}}, c.pad_id);
+        const std::size_t ns = src.batch * src.len, nt = tgt.batch * tgt.len;
+        StackBackwardBuffers buf;
+
+        const std::vector<float> we = random_vec(ns * d, 13);
+        EncoderWorkspace ews;
+        std::vector<float> x;
+        auto encoder_loss = [&] {
+            encoder_stack(x, m, src, ews);
+            return dot(x, we);
+        };
+        EncoderTrace etrace;
+        encoder_stack(x, m, src, ews, nullptr, &etrace);
+        CHECK(etrace.positions == batch_positions(src));
+        std::vector<float> dx = we;
+        Model ge = zeros_like(m);
+        encoder_stack_backward(mat(dx.data(), ns, d), m, src, etrace, ge, buf);
+        check_every_tensor(m, ge, d, encoder_loss);
+
+        std::vector<float> memory = random_vec(ns * d, 14);
+        const std::vector<float> wd = random_vec(nt * d, 15);
+        DecoderWorkspace dws;
+        std::vector<float> y;
+        auto decoder_loss = [&] {
+            decoder_stack(y, m, src, mat(memory.data(), ns, d), tgt, dws);
+            return dot(y, wd);
+        };
+        DecoderTrace dtrace;
+        decoder_stack(y, m, src, mat(memory.data(), ns, d), tgt, dws, &dtrace);
+        std::vector<float> dy = wd, dmem(ns * d, 0.0f);
+        Model gd = zeros_like(m);
+        decoder_stack_backward(mat(dy.data(), nt, d), mat(dmem.data(), ns, d), m, src, mat(memory.data(), ns, d), tgt,
+                               dtrace, gd, buf);
+        check_every_tensor(m, gd, d, decoder_loss);
+        check_grad("memory", decoder_loss, memory.data(), dmem.data(), ns * d, 2e-3);
+        // Source 1 has 3 tokens of 4: its padding row is never attended to.
+        for (std::size_t j = 0; j < d; ++j) CHECK(dmem[(src.len + 3) * d + j] == 0.0f);
     }
 }
 

@@ -10,10 +10,10 @@
 #include "tfm/model/bert.hpp"
 
 using namespace tfm;
+using tfm_test::golden;
 
 namespace {
 
-std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
 
 std::vector<std::string> read_lines(const std::string& path) {
     std::ifstream f(path);

@@ -32,7 +32,7 @@ TokenBatch batch_of(const IdArray& ids, const IdArray& lengths) {
     return b;
 }
 
-Golden load(const std::string& name) {
+Golden load_golden(const std::string& name) {
     std::string dir = std::string(TFM_GOLDEN) + "/model_" + name;
     ModelConfig c = load_config(dir + "/config.json");
     Golden g{load_model_weights(c, SafeTensors::open(dir + "/model.safetensors")), {}, {}, {}, {}, {}, 0};
@@ -78,7 +78,7 @@ std::vector<std::vector<Hypothesis>> run_search(const Model& m, const TokenBatch
 TEST_CASE("model: encoder, decoder logits and greedy ids match PyTorch") {
     for (const char* name : kVariants) {
         CAPTURE(name);
-        Golden g = load(name);
+        Golden g = load_golden(name);
         EncoderWorkspace ews;
         xt::xtensor<float, 2> memory;
         encoder_forward(memory, g.model, g.src, ews);
@@ -97,7 +97,7 @@ TEST_CASE("model: encoder, decoder logits and greedy ids match PyTorch") {
 }
 
 TEST_CASE("model: cached incremental decoding equals full recomputation") {
-    Golden g = load("pre_swish_halves");
+    Golden g = load_golden("pre_swish_halves");
     const Model& m = g.model;
     EncoderWorkspace ews;
     xt::xtensor<float, 2> memory;
@@ -123,7 +123,7 @@ TEST_CASE("model: cached incremental decoding equals full recomputation") {
 }
 
 TEST_CASE("model: beam 1 equals greedy; n-best lists are sorted") {
-    Golden g = load("post_relu_interleaved");
+    Golden g = load_golden("post_relu_interleaved");
     auto greedy = run_search(g.model, g.src, 12, 1);
     EncoderWorkspace ws;
     xt::xtensor<float, 2> memory;
@@ -140,7 +140,7 @@ TEST_CASE("model: beam 1 equals greedy; n-best lists are sorted") {
 }
 
 TEST_CASE("model: a sentence decodes the same whatever shares its batch") {
-    Golden g = load("pre_swish_halves");
+    Golden g = load_golden("pre_swish_halves");
     Model& m = g.model;
     std::vector<std::vector<std::int64_t>> sources = {{5, 6, 7, 8, 9, 10, 1}, {11, 12, 1}, {20, 21, 22, 23, 1}, {30, 1}};
     for (std::size_t beam : {std::size_t(1), std::size_t(3)}) {
@@ -164,7 +164,7 @@ TEST_CASE("model: a sentence decodes the same whatever shares its batch") {
 TEST_CASE("model: one batch dealt out among threads translates as on one thread") {
     // Fewer batches than threads: each batch is cut into parts, one per thread (translate and
     // decode of encoded memories alike); a part of one sentence too when threads outnumber them.
-    Golden g = load("pre_swish_halves");
+    Golden g = load_golden("pre_swish_halves");
     std::vector<std::vector<std::int64_t>> sources = {{5, 6, 7, 8, 9, 10, 1}, {11, 12, 1}, {20, 21, 22, 23, 1}, {30, 1}, {}};
     for (std::size_t beam : {std::size_t(1), std::size_t(3)}) {
         DecodeOptions opt;
@@ -265,7 +265,7 @@ TEST_CASE("model: threads share the products of a large model's thin steps, and 
 }
 
 TEST_CASE("model: encode then decode gives what translate gives") {
-    Golden g = load("post_gelu_learned_untied");
+    Golden g = load_golden("post_gelu_learned_untied");
     std::vector<std::vector<std::int64_t>> sources = {{5, 6, 7, 1}, {}, {11, 12, 13, 14, 15, 1}};
     DecodeOptions opt;
     opt.search.beam = 2;

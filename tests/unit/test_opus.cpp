@@ -20,10 +20,10 @@
 #include "tfm/model/model_dir.hpp"
 
 using namespace tfm;
+using tfm_test::golden;
 
 namespace {
 
-std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
 
 std::vector<std::int64_t> ids_of(const std::string& s) {
     std::vector<std::int64_t> out;

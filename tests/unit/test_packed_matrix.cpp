@@ -186,7 +186,8 @@ TEST_CASE("packed matrices give back their rows as the products see them") {
     for (ComputeType t : supported_types()) {
         const std::string type = compute_type_name(t);
         CAPTURE(type);
-        for (auto [n, k] : {std::pair<std::size_t, std::size_t>{600, 96}, {300, 40}, {7, 5}, {1000, 64}}) {
+        for (auto shape : {std::pair<std::size_t, std::size_t>{600, 96}, {300, 40}, {7, 5}, {1000, 64}}) {
+            const std::size_t n = shape.first, k = shape.second;  // (clang 14 captures no structured binding)
             CAPTURE(n);
             CAPTURE(k);
             const std::vector<float> w = tfm_test::random_vec(n * k, 11);

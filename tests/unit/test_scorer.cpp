@@ -9,10 +9,10 @@
 #include "tfm/model/model_dir.hpp"
 
 using namespace tfm;
+using tfm_test::golden;
 
 namespace {
 
-std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
 
 }  // namespace
 

@@ -16,11 +16,11 @@
 #include <limits>
 
 using namespace tfm;
+using tfm_test::golden;
 using tfm_test::error_of;
 
 namespace {
 
-std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
 
 std::string slurp(const std::string& path) {
     std::ifstream f(path, std::ios::binary);

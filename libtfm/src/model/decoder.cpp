@@ -107,11 +107,9 @@ void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src,
     if (tgt.batch != src.batch) throw Error("decoder: " + std::to_string(tgt.batch) + " targets for " +
                                             std::to_string(src.batch) + " sources");
     const ModelConfig& c = m.config;
-    const std::size_t d = c.d_model, n = tgt.batch * tgt.len;
-    y.resize(n * d);
-    const std::vector<std::size_t> positions = batch_positions(tgt);
-    embed(mat(y.data(), n, d), tgt.ids.data(), positions.data(), m.target_embedding_rows(), m.decoder_positions, c.embed_scale());
-    stack::embedding_dropout(y, n, d, trace ? &trace->embedding : nullptr, dropout);
+    const std::size_t n = tgt.batch * tgt.len;
+    stack::embed_batch(y, tgt, c.d_model, m.target_embedding_rows(), m.decoder_positions, c.embed_scale(), trace,
+                       dropout);
     const std::vector<SequenceSpan> self = self_spans(tgt, true), cross = cross_spans(tgt, src);
     const AttentionOptions self_opt = decoder_self_attention(c), cross_opt = decoder_cross_attention(c);
     decoder_layers(
@@ -130,6 +128,44 @@ void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src,
             for (std::size_t i = 0; i < spans.size(); ++i) spans[i].weights = capture->weights.data() + i * per;
             multihead_forward(out, in, memory, memory, spans, cross_opt, m.decoder[l].cross_attn, ws.attn, keep);
         });
+}
+
+void decoder_stack_backward(Mat dy, Mat dmem, const Model& m, const TokenBatch& src, ConstMat memory,
+                            const TokenBatch& tgt, const DecoderTrace& trace, Model& grads, StackBackwardBuffers& buf) {
+    check_memory(m, memory.rows, memory.cols, src);
+    check_memory(m, dmem.rows, dmem.cols, src);
+    const ModelConfig& c = m.config;
+    if (m.decoder_final_ln) stack::final_norm_backward(dy, *m.decoder_final_ln, *grads.decoder_final_ln, trace.final_in);
+    const AttentionOptions self_opt = decoder_self_attention(c), cross_opt = decoder_cross_attention(c);
+    for (std::size_t l = m.decoder.size(); l-- > 0;) {
+        const DecoderLayer& L = m.decoder[l];
+        DecoderLayer& G = grads.decoder[l];
+        const DecoderLayerTrace& t = trace.layers[l];
+        residual_sublayer_backward(dy, L.final_ln, G.final_ln, c.norm, t.ffn, buf.sub, [&](Mat din, ConstMat dout, ConstMat in) {
+            feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, c.activation, buf.hidden, t.ffn_dropout);
+        });
+        residual_sublayer_backward(dy, L.cross_attn_ln, G.cross_attn_ln, c.norm, t.cross, buf.sub,
+                                   [&](Mat din, ConstMat dout, ConstMat in) {
+                                       multihead_backward(din, dmem, dmem, G.cross_attn, dout, in, memory, memory,
+                                                          t.cross_mha, cross_opt, L.cross_attn);
+                                   });
+        residual_sublayer_backward(dy, L.self_attn_ln, G.self_attn_ln, c.norm, t.self, buf.sub,
+                                   [&](Mat din, ConstMat dout, ConstMat in) {
+                                       multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.self_mha,
+                                                          self_opt, L.self_attn);
+                                   });
+    }
+    const bool learned = c.positions == PositionKind::Learned;
+    stack::embedding_backward(dy, tgt, trace.positions, trace.embedding, c.embed_scale(), grads.shared,
+                              learned ? &grads.decoder_positions : nullptr);
+}
+
+void output_projection_backward(Mat dx, ConstMat dlogits, ConstMat x, const Model& m, Model& grads) {
+    const std::size_t v = m.config.target_vocab(), d = m.config.d_model;
+    const auto& w = m.output_weight();
+    auto& gw = m.config.tie_word_embeddings ? grads.shared : grads.lm_head;
+    gemm(dx, dlogits, Op::N, mat(w.data(), v, d), Op::N);
+    gemm(mat(gw.data(), v, d), dlogits, Op::T, x, Op::N, 1.0f, 1.0f);
 }
 
 void decoder_forward(xt::xtensor<float, 2>& logits, const Model& m, const TokenBatch& src,

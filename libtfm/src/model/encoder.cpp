@@ -16,12 +16,8 @@ AttentionOptions encoder_attention(const ModelConfig& c) {
 void encoder_stack(std::vector<float>& xv, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
                    AttentionCapture* capture, EncoderTrace* trace, DropoutStream* dropout) {
     const ModelConfig& c = m.config;
-    const std::size_t n = src.batch * src.len, d = c.d_model;
-    xv.resize(n * d);
-    const std::vector<std::size_t> positions = batch_positions(src);
-    embed(mat(xv.data(), n, d), src.ids.data(), positions.data(), m.source_embedding_rows(), m.encoder_positions,
-          c.embed_scale());
-    stack::embedding_dropout(xv, n, d, trace ? &trace->embedding : nullptr, dropout);
+    stack::embed_batch(xv, src, c.d_model, m.source_embedding_rows(), m.encoder_positions, c.embed_scale(), trace,
+                       dropout);
     encoder_layers(xv, c, m.encoder, m.encoder_final_ln ? &*m.encoder_final_ln : nullptr, src, ws, capture, trace,
                    dropout);
 }
@@ -61,6 +57,28 @@ void encoder_layers(std::vector<float>& xv, const ModelConfig& c, const std::vec
                           });
     }
     if (final_ln) stack::final_norm(xv, n, *final_ln, trace ? &trace->final_in : nullptr);
+}
+
+void encoder_stack_backward(Mat dx, const Model& m, const TokenBatch& src, const EncoderTrace& trace, Model& grads,
+                            StackBackwardBuffers& buf) {
+    const ModelConfig& c = m.config;
+    if (m.encoder_final_ln) stack::final_norm_backward(dx, *m.encoder_final_ln, *grads.encoder_final_ln, trace.final_in);
+    const AttentionOptions opt = encoder_attention(c);
+    for (std::size_t l = m.encoder.size(); l-- > 0;) {
+        const EncoderLayer& L = m.encoder[l];
+        EncoderLayer& G = grads.encoder[l];
+        const EncoderLayerTrace& t = trace.layers[l];
+        residual_sublayer_backward(dx, L.final_ln, G.final_ln, c.norm, t.ffn, buf.sub, [&](Mat din, ConstMat dout, ConstMat in) {
+            feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, c.activation, buf.hidden, t.ffn_dropout);
+        });
+        residual_sublayer_backward(dx, L.self_attn_ln, G.self_attn_ln, c.norm, t.attention, buf.sub,
+                                   [&](Mat din, ConstMat dout, ConstMat in) {
+                                       multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, opt, L.self_attn);
+                                   });
+    }
+    const bool learned = c.positions == PositionKind::Learned;
+    stack::embedding_backward(dx, src, trace.positions, trace.embedding, c.embed_scale(), grads.source_embedding(),
+                              learned ? &grads.encoder_positions : nullptr);
 }
 
 void encoder_forward(xt::xtensor<float, 2>& memory, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,

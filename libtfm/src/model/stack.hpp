@@ -1,12 +1,15 @@
 // Pieces the encoder and decoder stacks share around their layers (model tier, internal to
-// encoder.cpp and decoder.cpp): the embedding's dropout, the next dropout mask, the final
-// LayerNorm of pre-norm models, each keeping what training's backward pass needs.
+// encoder.cpp and decoder.cpp): the embedding with its positions and dropout, the next dropout
+// mask, the final LayerNorm of pre-norm models, each keeping what training's backward pass
+// needs; and the backward passes of the embedding and the final LayerNorm.
 #pragma once
 
 #include <vector>
 
 #include "tfm/nn/dropout.hpp"
 #include "tfm/nn/layernorm.hpp"
+#include "tfm/model/token_batch.hpp"
+#include "tfm/nn/embedding.hpp"
 #include "tfm/nn/multihead.hpp"
 
 namespace tfm::stack {
@@ -23,11 +26,39 @@ inline DropoutMask next_activation_mask(DropoutStream* dropout) {
     return dropout ? dropout->next_activation() : DropoutMask{};
 }
 
+// x [N,D] (resized) = the rows of batch b embedded (token rows * scale + their positions'
+// rows; D = d), then dropped out; with trace, the positions and the mask are kept there.
+template <class Trace>
+void embed_batch(std::vector<float>& x, const TokenBatch& b, std::size_t d, const EmbeddingRows& table,
+                 const xt::xtensor<float, 2>& position_table, float scale, Trace* trace, DropoutStream* dropout);
+
 // Dropout on the embedded rows x [N,D]: the mask is drawn (and kept in *kept) whenever a
 // stream is given.
 void embedding_dropout(std::vector<float>& x, std::size_t n, std::size_t d, DropoutMask* kept, DropoutStream* dropout);
 
 // x [N,D] = LN(x); with kept, the input's buffer is handed there (not copied).
 void final_norm(std::vector<float>& x, std::size_t n, const LayerNorm& ln, std::vector<float>* kept);
+
+// The backward of embed_batch: dx [N,D] through the kept dropout mask (in place) into the
+// token table's gradient dtable (scaled) and, with dpositions (learned positions), the
+// position table's.
+void embedding_backward(Mat dx, const TokenBatch& b, const std::vector<std::size_t>& positions, const DropoutMask& mask,
+                        float scale, xt::xtensor<float, 2>& dtable, xt::xtensor<float, 2>* dpositions);
+
+// The backward of final_norm, in place: dx [N,D] = d LN(in) / d in applied to dx; gradients
+// of ln added to grad.
+void final_norm_backward(Mat dx, const LayerNorm& ln, LayerNorm& grad, const std::vector<float>& in);
+
+template <class Trace>
+void embed_batch(std::vector<float>& x, const TokenBatch& b, std::size_t d, const EmbeddingRows& table,
+                 const xt::xtensor<float, 2>& position_table, float scale, Trace* trace, DropoutStream* dropout) {
+    const std::size_t n = b.batch * b.len;
+    x.resize(n * d);
+    std::vector<std::size_t> local;
+    std::vector<std::size_t>& positions = trace ? trace->positions : local;
+    positions = batch_positions(b);
+    embed(mat(x.data(), n, d), b.ids.data(), positions.data(), table, position_table, scale);
+    embedding_dropout(x, n, d, trace ? &trace->embedding : nullptr, dropout);
+}
 
 }  // namespace tfm::stack

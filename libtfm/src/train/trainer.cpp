@@ -1,7 +1,9 @@
 #include "tfm/train/trainer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <numeric>
 
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
@@ -171,6 +173,30 @@ BleuScore Trainer::evaluate_bleu(const Corpus& valid, const Tokenizer& tok) {
         references.push_back(valid.pairs[i].reference);
     }
     return corpus_bleu(texts, references);
+}
+
+std::size_t choose_batch_parts(std::size_t asked, std::optional<std::size_t> recorded, std::size_t ranks,
+                               const std::function<void(const std::string&)>& note) {
+    if (asked && asked % ranks != 0)
+        throw UsageError("batches cut into " + std::to_string(asked) + " parts cannot be shared by " +
+                         std::to_string(ranks) + " ranks: give --batch-parts a multiple of the ranks");
+    if (asked) return asked;
+    if (!recorded) return std::lcm(std::size_t(4), ranks);
+    const std::size_t had = std::max<std::size_t>(*recorded, 1);
+    if (had % ranks == 0) return had;
+    const std::size_t parts = std::lcm(had, ranks);
+    note("the run cut batches into " + std::to_string(had) + " parts, which " + std::to_string(ranks) +
+         " ranks cannot share: cutting them into " + std::to_string(parts) + " (the same batches, summed in another order)");
+    return parts;
+}
+
+void settle_dropout(TrainOptions& loss, ModelConfig& config) {
+    for (auto [rate, in_config] : {std::pair{&loss.dropout, &config.dropout},
+                                   {&loss.attention_dropout, &config.attention_dropout},
+                                   {&loss.activation_dropout, &config.activation_dropout}}) {
+        if (*rate < 0) *rate = *in_config;
+        *in_config = *rate;
+    }
 }
 
 }  // namespace tfm

@@ -1,7 +1,7 @@
 // The decoder stack: masked self-attention, encoder-decoder attention and feed-forward per
 // layer, then the output projection (+ final_logits_bias). The layers are written once and
 // run two ways: over whole target sequences (teacher forcing: training, scoring, tests; with a
-// trace, keeping what the backward pass needs) and one step at a time (DecoderState: search),
+// trace, keeping what the backward pass, written beside it, needs) and one step at a time (DecoderState: search),
 // where each layer's self-attention keys and values are cached and the memory's are projected
 // once per batch, so a step never recomputes the prefix.
 #pragma once
@@ -54,6 +54,13 @@ void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src,
                    DecoderWorkspace& ws, DecoderTrace* trace = nullptr, DropoutStream* dropout = nullptr,
                    CrossAttentionCapture* cross = nullptr);
 
+// The backward pass of decoder_stack over the trace of its forward: dy [B*T,D] holds d loss /
+// d y and is used up as the gradient walks down the stack; d loss / d memory is added to dmem
+// [B*S,D], the gradients of the layers, the final LayerNorm, the target embedding (scaled; in
+// `shared`) and learned positions to grads (a model of the same shape).
+void decoder_stack_backward(Mat dy, Mat dmem, const Model& m, const TokenBatch& src, ConstMat memory,
+                            const TokenBatch& tgt, const DecoderTrace& trace, Model& grads, StackBackwardBuffers& buf);
+
 // logits [B*T,V] (before softmax) for decoder inputs tgt [B,T] over memory [B*S,D] of src.
 void decoder_forward(xt::xtensor<float, 2>& logits, const Model& m, const TokenBatch& src,
                      const xt::xtensor<float, 2>& memory, const TokenBatch& tgt, DecoderWorkspace& ws);
@@ -63,6 +70,10 @@ void output_logits(Mat y, ConstMat x, const Model& m);
 // y [N,V] = x [N,D] W_out^T, without the bias (training's loss adds it as it reads each row;
 // the sum rounds the same either way).
 void output_projection(Mat y, ConstMat x, const Model& m);
+
+// The backward of output_projection: dx [N,D] = dlogits [N,V] W_out, and dlogits^T x added to
+// the output weight's gradient (lm_head, or the shared table when tied).
+void output_projection_backward(Mat dx, ConstMat dlogits, ConstMat x, const Model& m, Model& grads);
 
 // In place, row by row: the pad id set to -inf (never generated), then log-softmax: the
 // distribution over the other tokens, as Marian computes it (its vocabularies have no pad;

@@ -1,6 +1,7 @@
 // The encoder stack: embeddings * sqrt(D) + positions, then N layers of self-attention and
 // feed-forward, each wrapped in residual + LayerNorm, over a padded batch of sources. One
-// forward for inference and training: a trace (training) keeps what the backward pass needs.
+// forward for inference and training: a trace (training) keeps what the backward pass, written
+// beside it, needs.
 #pragma once
 
 #include <vector>
@@ -44,6 +45,13 @@ AttentionOptions encoder_attention(const ModelConfig& c);
 // needs is kept there, and dropout masks come from dropout (null: none).
 void encoder_stack(std::vector<float>& x, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
                    AttentionCapture* capture = nullptr, EncoderTrace* trace = nullptr, DropoutStream* dropout = nullptr);
+
+// The backward pass of encoder_stack over the trace of its forward: dx [B*S,D] holds d loss /
+// d memory and is used up as the gradient walks down the stack; the gradients of the layers,
+// the final LayerNorm, the source embedding (scaled) and learned positions are added to grads
+// (a model of the same shape).
+void encoder_stack_backward(Mat dx, const Model& m, const TokenBatch& src, const EncoderTrace& trace, Model& grads,
+                            StackBackwardBuffers& buf);
 
 // The layers of an encoder over x [B*S,D], the embedded rows of src: self-attention and
 // feed-forward per layer (heads, norm placement and activation from c), then final_ln when

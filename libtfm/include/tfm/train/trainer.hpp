@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "tfm/eval/bleu.hpp"
 #include "tfm/train/checkpoint.hpp"
@@ -27,6 +29,18 @@ struct TrainerOptions {
     std::size_t batch_parts = 1;
     TrainOptions loss;                // label smoothing, dropout
 };
+
+// The parts each batch is cut into: `asked` when given (non-zero; a UsageError when the ranks
+// cannot share it); else, on resume, the run's
+// own (`recorded`; a checkpoint that does not say: 1), made a multiple of the ranks when they
+// cannot share it (note hears why); else 4, or the least multiple of 4 and the ranks. Four
+// parts cost nothing on one process (less padding offsets the smaller products), and 1, 2 or
+// 4 ranks then train alike.
+std::size_t choose_batch_parts(std::size_t asked, std::optional<std::size_t> recorded, std::size_t ranks,
+                               const std::function<void(const std::string&)>& note);
+
+// Dropout rates not given (negative) become the config's; the config then records the run's.
+void settle_dropout(TrainOptions& loss, ModelConfig& config);
 
 struct StepReport {
     std::size_t step = 0, epoch = 0;

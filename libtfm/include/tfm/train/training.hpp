@@ -44,8 +44,12 @@ public:
     // The logits [B*T,V] (final_logits_bias included) the last evaluate_loss scored (after
     // forward_backward the workspace holds their gradient instead).
     xt::xtensor<float, 2> logits() const;
+
+private:
     class Pass;
     std::unique_ptr<Pass> pass_;
+    friend LossStats forward_backward(const Model&, const TrainBatch&, Model&, const TrainOptions&, TrainingWorkspace&);
+    friend LossStats evaluate_loss(const Model&, const TrainBatch&, float, TrainingWorkspace&);
 };
 
 // Forward (with dropout) and backward: gradients of the summed smoothed loss are added to
