@@ -13,6 +13,7 @@
 
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
+#include "tfm/model/config.hpp"
 #include "tfm/base/random.hpp"
 #include "tfm/io/stream.hpp"
 
@@ -22,6 +23,18 @@ namespace tfm_test {
 // A file of the committed fixtures (tests/golden/data).
 inline std::string golden(const std::string& name) { return std::string(TFM_GOLDEN) + "/" + name; }
 #endif
+
+// The tiny preset shrunk for the tests: D = d_model, H heads, F = ffn, the same number of
+// layers on both sides, V = vocab.
+inline tfm::ModelConfig small_config(std::size_t vocab, std::size_t d_model, std::size_t heads, std::size_t ffn,
+                                     std::size_t layers) {
+    tfm::ModelConfig c = tfm::preset_config("tiny", vocab);
+    c.d_model = d_model;
+    c.encoder_heads = c.decoder_heads = heads;
+    c.encoder_ffn = c.decoder_ffn = ffn;
+    c.encoder_layers = c.decoder_layers = layers;
+    return c;
+}
 
 // n values uniform in [-scale, scale), the same for a seed.
 inline std::vector<float> random_vec(std::size_t n, std::uint64_t seed, float scale = 1.0f) {

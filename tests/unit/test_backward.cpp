@@ -41,11 +41,7 @@ void check_grad(const std::string& what, const std::function<double()>& loss, fl
 
 // The tiny model of the whole-model checks: 2+2 layers, D=8, 2 heads, F=12, V=23, 16 positions.
 ModelConfig tiny_model_config() {
-    ModelConfig c = preset_config("tiny", 23);
-    c.d_model = 8;
-    c.encoder_heads = c.decoder_heads = 2;
-    c.encoder_ffn = c.decoder_ffn = 12;
-    c.encoder_layers = c.decoder_layers = 2;
+    ModelConfig c = tfm_test::small_config(23, 8, 2, 12, 2);
     c.max_positions = 16;
     return c;
 }

@@ -27,14 +27,7 @@ struct OtherRankDiffers : Collective {
     std::int64_t max(std::int64_t value) override { return value == 0 ? 0 : value + 1; }
 };
 
-ModelConfig small_config() {
-    ModelConfig c = preset_config("tiny", 20);
-    c.d_model = 8;
-    c.encoder_heads = c.decoder_heads = 2;
-    c.encoder_ffn = c.decoder_ffn = 8;
-    c.encoder_layers = c.decoder_layers = 1;
-    return c;
-}
+ModelConfig small_config() { return tfm_test::small_config(20, 8, 2, 8, 1); }
 
 }  // namespace
 

@@ -141,19 +141,13 @@ void decoder_stack_backward(Mat dy, Mat dmem, const Model& m, const TokenBatch& 
         const DecoderLayer& L = m.decoder[l];
         DecoderLayer& G = grads.decoder[l];
         const DecoderLayerTrace& t = trace.layers[l];
-        residual_sublayer_backward(dy, L.final_ln, G.final_ln, c.norm, t.ffn, buf.sub, [&](Mat din, ConstMat dout, ConstMat in) {
-            feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, c.activation, buf.hidden, t.ffn_dropout);
-        });
+        stack::feedforward_sublayer_backward(dy, L, G, t, c, buf);
         residual_sublayer_backward(dy, L.cross_attn_ln, G.cross_attn_ln, c.norm, t.cross, buf.sub,
                                    [&](Mat din, ConstMat dout, ConstMat in) {
                                        multihead_backward(din, dmem, dmem, G.cross_attn, dout, in, memory, memory,
                                                           t.cross_mha, cross_opt, L.cross_attn);
                                    });
-        residual_sublayer_backward(dy, L.self_attn_ln, G.self_attn_ln, c.norm, t.self, buf.sub,
-                                   [&](Mat din, ConstMat dout, ConstMat in) {
-                                       multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.self_mha,
-                                                          self_opt, L.self_attn);
-                                   });
+        stack::self_attention_sublayer_backward(dy, L, G, t.self, t.self_mha, self_opt, c.norm, buf);
     }
     const bool learned = c.positions == PositionKind::Learned;
     stack::embedding_backward(dy, tgt, trace.positions, trace.embedding, c.embed_scale(), grads.shared,

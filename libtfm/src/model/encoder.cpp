@@ -68,13 +68,8 @@ void encoder_stack_backward(Mat dx, const Model& m, const TokenBatch& src, const
         const EncoderLayer& L = m.encoder[l];
         EncoderLayer& G = grads.encoder[l];
         const EncoderLayerTrace& t = trace.layers[l];
-        residual_sublayer_backward(dx, L.final_ln, G.final_ln, c.norm, t.ffn, buf.sub, [&](Mat din, ConstMat dout, ConstMat in) {
-            feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, c.activation, buf.hidden, t.ffn_dropout);
-        });
-        residual_sublayer_backward(dx, L.self_attn_ln, G.self_attn_ln, c.norm, t.attention, buf.sub,
-                                   [&](Mat din, ConstMat dout, ConstMat in) {
-                                       multihead_backward(din, din, din, G.self_attn, dout, in, in, in, t.mha, opt, L.self_attn);
-                                   });
+        stack::feedforward_sublayer_backward(dx, L, G, t, c, buf);
+        stack::self_attention_sublayer_backward(dx, L, G, t.attention, t.mha, opt, c.norm, buf);
     }
     const bool learned = c.positions == PositionKind::Learned;
     stack::embedding_backward(dx, src, trace.positions, trace.embedding, c.embed_scale(), grads.source_embedding(),

@@ -8,8 +8,11 @@
 
 #include "tfm/nn/dropout.hpp"
 #include "tfm/nn/layernorm.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/stack_trace.hpp"
 #include "tfm/model/token_batch.hpp"
 #include "tfm/nn/embedding.hpp"
+#include "tfm/nn/feedforward.hpp"
 #include "tfm/nn/multihead.hpp"
 
 namespace tfm::stack {
@@ -48,6 +51,26 @@ void embedding_backward(Mat dx, const TokenBatch& b, const std::vector<std::size
 // The backward of final_norm, in place: dx [N,D] = d LN(in) / d in applied to dx; gradients
 // of ln added to grad.
 void final_norm_backward(Mat dx, const LayerNorm& ln, LayerNorm& grad, const std::vector<float>& in);
+
+// The backward of a layer's feed-forward sublayer (either stack's layer and its trace), in
+// place on dx [N,D]; gradients added to G.
+template <class Layer, class LayerTrace>
+void feedforward_sublayer_backward(Mat dx, const Layer& L, Layer& G, const LayerTrace& t, const ModelConfig& c,
+                                   StackBackwardBuffers& buf) {
+    residual_sublayer_backward(dx, L.final_ln, G.final_ln, c.norm, t.ffn, buf.sub, [&](Mat din, ConstMat dout, ConstMat in) {
+        feedforward_backward(din, G.ffn, dout, in, t.ffn_kept, L.ffn, c.activation, buf.hidden, t.ffn_dropout);
+    });
+}
+
+// The backward of a layer's self-attention sublayer (its trace st, saved), in place on dx.
+template <class Layer>
+void self_attention_sublayer_backward(Mat dx, const Layer& L, Layer& G, const SublayerTrace& st,
+                                      const MultiHeadSaved& saved, const AttentionOptions& opt, NormPlacement norm,
+                                      StackBackwardBuffers& buf) {
+    residual_sublayer_backward(dx, L.self_attn_ln, G.self_attn_ln, norm, st, buf.sub, [&](Mat din, ConstMat dout, ConstMat in) {
+        multihead_backward(din, din, din, G.self_attn, dout, in, in, in, saved, opt, L.self_attn);
+    });
+}
 
 template <class Trace>
 void embed_batch(std::vector<float>& x, const TokenBatch& b, std::size_t d, const EmbeddingRows& table,
