@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "tfm/base/bfloat16.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 
@@ -67,7 +68,29 @@ struct Call {
     std::size_t i0, rows, j0, cols;
 };
 
+thread_local ComputeType t_precision = ComputeType::Float32;
+
+// A dense copy of m with every element rounded to bfloat16 (rows in parallel).
+ConstMat rounded_to_bfloat16(ConstMat m, std::vector<float>& buf) {
+    buf.resize(m.rows * m.cols);
+    parallel_for(m.rows, [&](std::size_t i) {
+        const float* src = m.data + i * m.ld;
+        float* dst = buf.data() + i * m.cols;
+        for (std::size_t j = 0; j < m.cols; ++j) dst[j] = round_to_bfloat16(src[j]);
+    });
+    return mat(buf.data(), m.rows, m.cols);
+}
+
 }  // namespace
+
+ProductPrecision::ProductPrecision(ComputeType t) : previous_(t_precision) {
+    if (t == ComputeType::Int8) throw Error("gemm: products in int8 are for packed weights only (packed_matrix.hpp)");
+    t_precision = t;
+}
+
+ProductPrecision::~ProductPrecision() { t_precision = previous_; }
+
+ComputeType ProductPrecision::current() { return t_precision; }
 
 void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta) {
     const std::size_t m = op_a == Op::N ? a.rows : a.cols;
@@ -81,6 +104,13 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float be
     if (k == 0) {  // BLAS leaves C untouched when k == 0 only if beta == 1
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) c.data[i * c.ld + j] = beta == 0.0f ? 0.0f : beta * c.data[i * c.ld + j];
+        return;
+    }
+    if (t_precision == ComputeType::BFloat16) {  // the operands rounded once, then as in float32
+        thread_local std::vector<float> a16, b16;
+        const ConstMat ra = rounded_to_bfloat16(a, a16), rb = rounded_to_bfloat16(b, b16);
+        const ProductPrecision exact(ComputeType::Float32);
+        gemm(c, ra, op_a, rb, op_b, alpha, beta);
         return;
     }
     static std::once_flag single;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tfm/base/bfloat16.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/base/quantize.hpp"
@@ -70,15 +71,9 @@ std::size_t block_columns(std::size_t n) { return n <= 384 ? n : kBlockColumns; 
 // Rows in slabs fixed by M: the few row counts seen get primitives of their own, cached.
 constexpr std::size_t kSlabRows = 512;
 
-// f32 -> bf16, rounding to nearest even (NaN stays NaN).
+// f32 -> bf16 (base/bfloat16.hpp's rounding).
 void to_bf16(std::uint16_t* out, const float* in, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        std::uint32_t u;
-        std::memcpy(&u, &in[i], 4);
-        const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
-        const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-        out[i] = static_cast<std::uint16_t>(nan ? (u >> 16) | 0x40u : rounded);
-    }
+    for (std::size_t i = 0; i < n; ++i) out[i] = bfloat16_bits(in[i]);
 }
 
 }  // namespace
@@ -377,11 +372,7 @@ void PackedMatrix::row(std::size_t i, float* out) const {
         const std::size_t at = blk.k_offsets[k] + column;
         switch (type_) {
             case ComputeType::Float32: out[k] = static_cast<const float*>(base)[at]; break;
-            case ComputeType::BFloat16: {
-                const std::uint32_t bits = std::uint32_t(static_cast<const std::uint16_t*>(base)[at]) << 16;
-                std::memcpy(out + k, &bits, 4);
-                break;
-            }
+            case ComputeType::BFloat16: out[k] = bfloat16_value(static_cast<const std::uint16_t*>(base)[at]); break;
             case ComputeType::Int8: out[k] = float(static_cast<const std::int8_t*>(base)[at]) * blk.scales[j]; break;
         }
     }

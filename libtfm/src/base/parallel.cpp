@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/gemm.hpp"
 
 namespace tfm {
 
@@ -201,7 +202,17 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn) {
         for (std::size_t i = 0; i < n; ++i) fn(i);
         return;
     }
-    Pool::get().run(n, fn);
+    // The caller's product precision (gemm.hpp) holds in its tasks, whichever thread runs them.
+    const ComputeType precision = ProductPrecision::current();
+    if (precision == ComputeType::Float32) {
+        Pool::get().run(n, fn);
+        return;
+    }
+    const std::function<void(std::size_t)> carried = [&](std::size_t i) {
+        const ProductPrecision in_task(precision);
+        fn(i);
+    };
+    Pool::get().run(n, carried);
 }
 
 void parallel_fill(float* data, std::size_t n, float value) {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tfm/base/bfloat16.hpp"
 #include "tfm/base/checked.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/quantize.hpp"
@@ -50,13 +51,6 @@ std::uint16_t float_to_half(float f) {
     return std::uint16_t(sign | h);
 }
 
-// float -> bfloat16 (the upper half), rounded to nearest even; NaN stays NaN.
-std::uint16_t float_to_bf16(float f) {
-    std::uint32_t x;
-    std::memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((x >> 16) | 0x40);
-    return std::uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
 
 class Fd {
 public:
@@ -351,7 +345,7 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
             const std::size_t m = std::min<std::size_t>(65536, n - i0);
             buf.resize(2 * m);
             for (std::size_t i = 0; i < m; ++i) {
-                const std::uint16_t h = type == "F16" ? float_to_half(t.data[i0 + i]) : float_to_bf16(t.data[i0 + i]);
+                const std::uint16_t h = type == "F16" ? float_to_half(t.data[i0 + i]) : bfloat16_bits(t.data[i0 + i]);
                 if ((h & 0x7fff) == (type == "F16" ? 0x7c00 : 0x7f80)) {  // a finite value rounded to Inf
                     discard();
                     throw Error(path + ": tensor '" + t.name + "' holds " + std::to_string(t.data[i0 + i]) + " at " +

@@ -6,6 +6,7 @@
 #include "tfm/model/decoder.hpp"
 #include "tfm/nn/dropout.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/base/gemm.hpp"
 #include "tfm/base/parallel.hpp"
 
 namespace tfm {
@@ -44,6 +45,7 @@ public:
         opt_ = opt;
         ns_ = b.src.batch * b.src.len;
         nt_ = b.tgt.batch * b.tgt.len;
+        const ProductPrecision precision(opt.compute);
         // Dropout only when there is a backward pass to train.
         DropoutStream dropout = grads ? DropoutStream(opt.seed, opt.dropout, opt.attention_dropout, opt.activation_dropout)
                                       : DropoutStream();

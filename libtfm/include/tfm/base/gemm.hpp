@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "tfm/base/compute_type.hpp"
+
 namespace tfm {
 
 struct ConstMat {
@@ -35,6 +37,24 @@ enum class Op { N, T };  // use the matrix as is, or transposed
 // shape alone; threads only share them out. (Across batches a row can round differently:
 // OpenBLAS's kernels round a row by its place in their group of rows; see docs/numerics.md.)
 void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha = 1.0f, float beta = 0.0f);
+// The precision of the products gemm makes on this thread while a scope lives: float32 (the
+// default), or bfloat16 for mixed-precision training: both operands rounded to bfloat16
+// (base/bfloat16.hpp), their products, exact in float32, summed in float32, alpha and beta
+// applied in float32 (what bf16 units with float32 accumulation compute, up to the order of
+// the sums). The rounding is elementwise and the products split as in float32, so the bits do
+// not depend on the thread count either. gemv (incremental decoding) is not affected.
+class ProductPrecision {
+public:
+    explicit ProductPrecision(ComputeType t);  // float32 or bfloat16 (int8: Error)
+    ~ProductPrecision();
+    ProductPrecision(const ProductPrecision&) = delete;
+    ProductPrecision& operator=(const ProductPrecision&) = delete;
+    static ComputeType current();
+
+private:
+    ComputeType previous_;
+};
+
 // The row group of the running OpenBLAS kernel (12 or 24) that row slabs keep to.
 std::size_t gemm_row_quantum();
 

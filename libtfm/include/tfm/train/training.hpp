@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "tfm/base/compute_type.hpp"
 #include "tfm/model/encoder.hpp"
 #include "tfm/model/token_batch.hpp"
 #include "tfm/nn/loss.hpp"
@@ -33,6 +34,9 @@ struct TrainOptions {
     float attention_dropout = 0.0f;   // on attention probabilities
     float activation_dropout = 0.0f;  // on the feed-forward's hidden layer
     std::uint64_t seed = 0;        // of the dropout masks
+    // The products of forward and backward: float32, or bfloat16 with float32 sums (mixed
+    // precision: weights, gradients, LayerNorm, softmax and the loss stay float32; gemm.hpp).
+    ComputeType compute = ComputeType::Float32;
 };
 
 
