@@ -10,7 +10,7 @@
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
-FUZZ_SECONDS ?= 15
+FUZZ_SECONDS ?= 10
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
