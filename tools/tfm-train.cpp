@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "common/checks.hpp"
+#include "common/compute_type_option.hpp"
 #include "common/model_flags.hpp"
 #include "common/run_settings.hpp"
 #include "common/tool.hpp"
@@ -77,6 +78,7 @@ struct Flags {
     std::uint64_t seed = 1;
     bool resume = false, separate = false;
     int threads = 0;
+    std::string compute;
     tfm::tool::ArchFlags arch;
     tfm::TrainerOptions trainer;
     tfm::AdamOptions adam;
@@ -144,6 +146,7 @@ void add_flags(tfm::tool::Tool& tool, Flags& f) {
     app.add_option("--average-last", f.schedule.average_last,
                    "At the end, make the directory's model the mean of the last K checkpoints (the paper: 5)")
         ->check(in_range(1, 1 << 20));
+    tfm::tool::add_training_compute_type_option(app, f.compute);
     app.add_option("--threads", f.threads, "Threads (default: the CPUs it may use, shared among the ranks on this machine; or TFM_THREADS)")->check(in_range(1, tfm::tool::kMaxThreads));
 
 }
@@ -221,6 +224,10 @@ int main(int argc, char** argv) {
         const auto note = [&](const std::string& line) {  // what the job says once, through rank 0
             if (lead) tool.info(line);
         };
+        f.trainer.loss.compute = tfm::choose_training_compute(f.compute, ranks, note);
+        if (f.trainer.loss.compute != tfm::ComputeType::Float32)
+            note(std::string("products in ") + tfm::compute_type_name(f.trainer.loss.compute) + " (" +
+                 tfm::compute_isa_name() + "), summed in float32");
         tfm::RunDirectory dir(f.out, f.resume, ranks);
         dir.create([&](const std::string& path) {
             tfm::tool::VocabularySource vocab{f.spm, {f.src}, {f.tgt}, f.separate, {}};

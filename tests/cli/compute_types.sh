@@ -4,6 +4,7 @@
 # translations for any batch size, agrees through encode | decode and with tfm-score; a CPU
 # without the instructions (oneDNN's DNNL_MAX_CPU_ISA shows one) gets a clear refusal, and
 # auto falls back. tfm-export --dtype int8 writes int8 weights that load as the same model.
+# tfm-train --compute-type bfloat16 trains, and resumes across compute types.
 . "$(dirname "$0")/lib.sh"
 model="$TFM_SOURCE/share/models/multi30k-de-en"
 cat > de.txt <<'TXT'
@@ -81,6 +82,33 @@ expect_status 0 "auto on an AVX2 CPU" -- env DNNL_MAX_CPU_ISA=AVX2 tfm-translate
 check out 2 '\b(two|2)\b' '\bdogs\b' '\bsnow'
 expect_status 0 "help names auto's choice" -- env DNNL_MAX_CPU_ISA=AVX2 tfm-translate --help
 grep -q 'this CPU has: float32' out && ok || fail "--help under AVX2 does not say auto is float32: $(grep -A1 compute-type out)"
+# Training in bfloat16 (tfm-train --compute-type: bf16 products, float32 sums and weights) where
+# the CPU has the units: a run resumes float32 -> bfloat16 -> float32 from its checkpoints, its
+# loss near float32's and its weights not equal to them; 1 and 2 threads give the same bits.
+# (tests/cli/train.sh checks the refusal and auto's fallback on any CPU.)
+copy_corpus 600 > pairs.txt
+data=(--src pairs.txt --tgt pairs.txt --log-every 10 --save-every 10)
+arch=(--preset tiny --d-model 64 --ffn 128 --batch-tokens 512 --warmup 100 --dropout 0.1)
+tfm-train "${data[@]}" "${arch[@]}" --vocab-size 40 -o t32 --steps 30 2>/dev/null
+tfm-train "${data[@]}" --spm t32/source.spm "${arch[@]}" -o tmix --steps 10 2>/dev/null
+tfm-train "${data[@]}" -o tmix --resume --steps 20 --compute-type bfloat16 >out 2>err
+status=$?
+if [ "$status" -eq 1 ] && grep -q 'instructions, which this CPU' err; then
+    skip "training in bfloat16: $(cat err)"
+else
+    [ "$status" -eq 0 ] && ok || fail "train in bfloat16: exit $status; stderr: $(head -c 400 err)"
+    expect_err 'products in bfloat16 \(avx512_core[a-z0-9_]*\), summed in float32' "bfloat16's note"
+    expect_status 0 "resume in float32 after bfloat16" -- tfm-train "${data[@]}" -o tmix --resume --steps 30
+    cmp -s t32/model.safetensors tmix/model.safetensors && fail "bfloat16 updates equal float32's" || ok
+    l32=$(awk -F'\t' 'END { print $3 }' t32/metrics.tsv) lmix=$(awk -F'\t' 'END { print $3 }' tmix/metrics.tsv)
+    awk -v a="$l32" -v b="$lmix" 'BEGIN { exit !(b > 0 && (b - a) / a < 0.05 && (a - b) / a < 0.05) }' && ok ||
+        fail "loss after bfloat16 $lmix, float32 $l32"
+    for t in 1 2; do
+        tfm-train "${data[@]}" --spm t32/source.spm "${arch[@]}" -o tb$t --steps 20 --compute-type bfloat16 --threads $t 2>/dev/null
+    done
+    [ -s tb1/model.safetensors ] && cmp -s tb1/model.safetensors tb2/model.safetensors && ok ||
+        fail "bfloat16 training differs between 1 and 2 threads"
+fi
 # Bad values are usage errors.
 expect_status 2 "an unknown compute type" -- tfm-translate -m "$model" --compute-type fp16 < de.txt
 expect_err 'compute-type' "an unknown compute type: the message"

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "helpers.hpp"
+#include "tfm/base/compute_type.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/model/model_dir.hpp"
@@ -25,6 +26,12 @@ bool exists(const std::string& path) {
 struct OtherRankDiffers : Collective {
     std::size_t size() const override { return 2; }
     std::int64_t max(std::int64_t value) override { return value == 0 ? 0 : value + 1; }
+};
+
+// Rank 0 of two ranks whose other rank's CPU lacks what this one's has (max() answers 1).
+struct OtherRankLacks : Collective {
+    std::size_t size() const override { return 2; }
+    std::int64_t max(std::int64_t value) override { return std::max<std::int64_t>(value, 1); }
 };
 
 ModelConfig small_config() { return tfm_test::small_config(20, 8, 2, 8, 1); }
@@ -101,6 +108,32 @@ TEST_CASE("batch parts: as asked, as the run had them, or 4 and a multiple of th
     CHECK(choose_batch_parts(0, 2, 3, note) == 6);  // 3 ranks cannot share 2 parts
     REQUIRE(notes.size() == 1);
     CHECK(notes[0].find("cutting them into 6") != std::string::npos);
+}
+
+TEST_CASE("training compute type: float32, bfloat16 where the CPU has the units, auto agreed by the ranks") {
+    std::vector<std::string> notes;
+    auto note = [&](const std::string& s) { notes.push_back(s); };
+    Collective alone;
+    CHECK(choose_training_compute("float32", alone, note) == ComputeType::Float32);
+    const bool units = compute_type_supported(ComputeType::BFloat16);
+    CHECK(choose_training_compute("auto", alone, note) == (units ? ComputeType::BFloat16 : ComputeType::Float32));
+    if (units) {
+        CHECK(notes.empty());
+        CHECK(choose_training_compute("bfloat16", alone, note) == ComputeType::BFloat16);
+    } else {
+        REQUIRE(notes.size() == 1);
+        CHECK(notes[0].find("this CPU") != std::string::npos);
+        CHECK(notes[0].find("training in float32") != std::string::npos);
+        CHECK(error_of([&] { choose_training_compute("bfloat16", alone, note); }).find("needs AVX512-BF16 or AMX") !=
+              std::string::npos);
+    }
+    notes.clear();
+    OtherRankLacks two;  // one rank without the units: all in float32, so that the ranks compute alike
+    CHECK(choose_training_compute("auto", two, note) == ComputeType::Float32);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].find(units ? "another rank's CPU" : "this CPU") != std::string::npos);
+    CHECK(error_of([&] { choose_training_compute("int8", alone, note); }).find("float32, bfloat16 or auto") !=
+          std::string::npos);
 }
 
 TEST_CASE("dropout: rates not given are the config's, and the config records the run's") {

@@ -2,6 +2,7 @@
 
 #include "bench/bench_translate.hpp"
 #include "tfm/train/optimizer.hpp"
+#include "tfm/base/gemm.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/base/random.hpp"
 #include "tfm/train/training.hpp"
@@ -27,19 +28,24 @@ TrainBenchPoint bench_train(const TrainBenchOptions& o) {
     TrainBatch batch = make_train_batch(src, tgt, c);  // o.length labels per pair (eos included)
     TrainOptions to;
     to.dropout = o.dropout;
+    to.compute = o.compute;
     TrainingWorkspace ws;
     TrainBenchPoint p;
     std::size_t step = 0;
+    double flops = 0;
     p.timing = time_it(
         [&] {
             visit_parameters(g, [](const std::string&, float* x, std::size_t n) { parallel_fill(x, n); });
             to.seed = step++;
+            const double before = gemm_flops_done();
             LossStats st = forward_backward(m, batch, g, to, ws);
+            flops = gemm_flops_done() - before;
             adam.update(m, g, 1.0 / double(st.tokens));
         },
         o.timing);
     p.target_tokens = batch.target_tokens;
     p.tokens_per_s = double(p.target_tokens) / p.timing.median;
+    p.product_gflops = flops / p.timing.median * 1e-9;
     p.peak_rss_mib = peak_rss_mib();
     return p;
 }

@@ -1,16 +1,36 @@
 // tfm-bench train: training updates (forward, backward, Adam) of a random model: target
 // tokens/s.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "bench/bench_train.hpp"
 #include "common/checks.hpp"
 #include "report.hpp"
+#include "tfm/base/compute_type.hpp"
+#include "tfm/base/error.hpp"
+#include "tfm/model/config.hpp"
 
 namespace tfm::bench_tool {
 
+namespace {
+struct TrainFlags {
+    TrainBenchOptions options;
+    std::string preset, compute = "float32";
+};
+}  // namespace
+
 Subcommand add_train(CLI::App& app, Common& common) {
-    auto tb = std::make_shared<TrainBenchOptions>();
+    auto f = std::make_shared<TrainFlags>();
+    TrainBenchOptions* tb = &f->options;
     CLI::App* sub = app.add_subcommand("train", "Training updates (forward, backward, Adam) of a random model: target tokens/s");
+    sub->add_option("--preset", f->preset,
+                    "The shape of a preset (base, big, small, tiny); --layers, --d-model, --heads and --ffn "
+                    "given beside it change it")
+        ->check(CLI::IsMember({"base", "big", "small", "tiny"}));
+    sub->add_option("--compute-type", f->compute,
+                    "Compute types of the products, side by side: e.g. float32,bfloat16 (default float32), or "
+                    "auto (bfloat16 where the CPU has AVX512-BF16 or AMX)");
     sub->add_option("--layers", tb->layers, "Encoder and decoder layers (default 3)")->check(tool::in_range(1, 1 << 20));
     sub->add_option("--d-model", tb->d_model, "Model width D (default 256)")->check(tool::in_range(1, tool::kMaxDim));
     sub->add_option("--heads", tb->heads, "Attention heads H (default 4)")->check(tool::in_range(1, tool::kMaxDim));
@@ -20,17 +40,40 @@ Subcommand add_train(CLI::App& app, Common& common) {
     sub->add_option("--length", tb->length, "Tokens per sentence (default 16)")->check(tool::in_range(1, 1 << 20));
     sub->add_option("--dropout", tb->dropout, "Dropout (default 0.1)")->check(tool::in_range(0, 1, true));
     add_common(sub, common);
-    return [tb, &common] {
+    return [f, sub, &common] {
+        TrainBenchOptions opt = f->options;
+        if (!f->preset.empty()) {
+            const ModelConfig c = preset_config(f->preset, opt.vocab);
+            if (!sub->count("--layers")) opt.layers = c.encoder_layers;
+            if (!sub->count("--d-model")) opt.d_model = c.d_model;
+            if (!sub->count("--heads")) opt.heads = c.encoder_heads;
+            if (!sub->count("--ffn")) opt.ffn = c.encoder_ffn;
+        }
+        std::vector<ComputeType> types;
+        for (const std::string& name : split_commas(f->compute)) {
+            if (name != "float32" && name != "bfloat16" && name != "auto")
+                throw UsageError("--compute-type: '" + name + "' is none of float32, bfloat16, auto");
+            const ComputeType t = name == "auto" && !compute_type_supported(ComputeType::BFloat16)
+                                      ? ComputeType::Float32
+                                      : name == "auto" ? ComputeType::BFloat16 : parse_compute_type(name);
+            require_compute_type(t);
+            types.push_back(t);
+        }
         double ref = print_header(common);
-        TrainBenchOptions opt = *tb;
         opt.timing = common.timing();
-        auto p = bench_train(opt);
-        Table t({"layers", "D", "H", "F", "V", "pairs", "length", "median_s", "target_tokens", "tokens_per_s",
-                 "peak_rss_MiB"});
-        t.add({std::to_string(opt.layers), std::to_string(opt.d_model), std::to_string(opt.heads), std::to_string(opt.ffn),
-               std::to_string(opt.vocab), std::to_string(opt.pairs), std::to_string(opt.length),
-               Table::num(p.timing.median, 3), std::to_string(p.target_tokens), Table::num(p.tokens_per_s, 1),
-               Table::num(p.peak_rss_mib, 0)});
+        Table t({"compute_type", "peak_gflops", "layers", "D", "H", "F", "V", "pairs", "length", "median_s",
+                 "target_tokens", "tokens_per_s", "product_gflops", "peak_rss_MiB"});
+        for (const ComputeType type : types) {
+            opt.compute = type;
+            // The type's product peak here: the header's sgemm, or the packed bf16 product.
+            const double peak = type == ComputeType::Float32 ? ref : packed_gflops(common.sgemm_n, type, common.timing());
+            auto p = bench_train(opt);
+            t.add({compute_type_name(type), Table::num(peak, 1), std::to_string(opt.layers), std::to_string(opt.d_model),
+                   std::to_string(opt.heads), std::to_string(opt.ffn), std::to_string(opt.vocab),
+                   std::to_string(opt.pairs), std::to_string(opt.length), Table::num(p.timing.median, 3),
+                   std::to_string(p.target_tokens), Table::num(p.tokens_per_s, 1), Table::num(p.product_gflops, 1),
+                   Table::num(p.peak_rss_mib, 0)});
+        }
         emit(common, ref, t);
     };
 }

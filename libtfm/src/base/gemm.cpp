@@ -3,6 +3,8 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cctype>
 #include <vector>
 #include <mutex>
@@ -10,6 +12,7 @@
 
 #include "tfm/base/bfloat16.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/base/onednn_gemm.hpp"
 #include "tfm/base/parallel.hpp"
 
 extern "C" {
@@ -69,6 +72,7 @@ struct Call {
 };
 
 thread_local ComputeType t_precision = ComputeType::Float32;
+std::atomic<std::uint64_t> g_flops{0};
 
 // A dense copy of m with every element rounded to bfloat16 (rows in parallel).
 ConstMat rounded_to_bfloat16(ConstMat m, std::vector<float>& buf) {
@@ -80,6 +84,9 @@ ConstMat rounded_to_bfloat16(ConstMat m, std::vector<float>& buf) {
     });
     return mat(buf.data(), m.rows, m.cols);
 }
+
+// The product as float32 sgemm calls, split as the comment above says (shapes checked, k > 0).
+void split_sgemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta);
 
 }  // namespace
 
@@ -101,18 +108,27 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float be
         throw Error("gemm: shapes do not match: " + dims(a.rows, a.cols) + (op_a == Op::T ? "^T" : "") +
                     " x " + dims(b.rows, b.cols) + (op_b == Op::T ? "^T" : "") + " -> " + dims(c.rows, c.cols));
     if (m == 0 || n == 0) return;
+    g_flops.fetch_add(2 * std::uint64_t(m) * n * k, std::memory_order_relaxed);
     if (k == 0) {  // BLAS leaves C untouched when k == 0 only if beta == 1
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) c.data[i * c.ld + j] = beta == 0.0f ? 0.0f : beta * c.data[i * c.ld + j];
         return;
     }
-    if (t_precision == ComputeType::BFloat16) {  // the operands rounded once, then as in float32
+    if (t_precision == ComputeType::BFloat16) {
+        // The CPU's bf16 units through oneDNN where it has them; elsewhere (tests on any CPU)
+        // the same arithmetic: the operands rounded once, then multiplied as in float32.
+        static const bool units = compute_type_supported(ComputeType::BFloat16);
+        if (units) return onednn_gemm(c, a, op_a, b, op_b, alpha, beta, ComputeType::BFloat16);
         thread_local std::vector<float> a16, b16;
-        const ConstMat ra = rounded_to_bfloat16(a, a16), rb = rounded_to_bfloat16(b, b16);
-        const ProductPrecision exact(ComputeType::Float32);
-        gemm(c, ra, op_a, rb, op_b, alpha, beta);
-        return;
+        return split_sgemm(c, rounded_to_bfloat16(a, a16), op_a, rounded_to_bfloat16(b, b16), op_b, alpha, beta);
     }
+    split_sgemm(c, a, op_a, b, op_b, alpha, beta);
+}
+
+namespace {
+
+void split_sgemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta) {
+    const std::size_t m = c.rows, n = c.cols, k = op_a == Op::N ? a.cols : a.rows;
     static std::once_flag single;
     std::call_once(single, [] { openblas_set_num_threads(1); });  // our pool does the threading
     const std::size_t q = row_quantum(), width = column_block(n);
@@ -148,6 +164,10 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float be
     }
     parallel_for(calls.size(), [&](std::size_t i) { run(calls[i]); });
 }
+
+}  // namespace
+
+double gemm_flops_done() { return double(g_flops.load(std::memory_order_relaxed)); }
 
 std::size_t gemm_row_quantum() { return row_quantum(); }
 

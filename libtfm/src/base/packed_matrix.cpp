@@ -15,10 +15,7 @@
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/base/quantize.hpp"
-
-// Debian's oneDNN threads with OpenMP (libgomp, which it loads): each calling thread is set
-// to a team of one. Weak, so that a oneDNN on another runtime needs nothing of it.
-extern "C" void omp_set_num_threads(int) __attribute__((weak));
+#include "onednn_runtime.hpp"
 
 namespace tfm {
 
@@ -28,16 +25,11 @@ using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 using dims = dnnl::memory::dims;
 
-dnnl::engine& engine() {
-    static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-    return e;
-}
+using onednn::engine;
+constexpr auto matrix_md = onednn::matrix_desc;
 
-// oneDNN runs each call on the thread that makes it (our pool shares the calls out), and
-// with its scratch memory given per thread, so that calls on several threads never share it.
+// A thread's buffers beside oneDNN's (onednn_runtime.hpp: its stream and scratch memory).
 struct ThreadContext {
-    dnnl::stream stream;
-    std::vector<std::uint8_t> scratch;
     std::vector<std::int32_t> sums;  // int8: the int32 products of one call [rows,cols]
     std::vector<float> out;          // a call's dense [rows,cols] result, when y's rows are wider
     std::vector<std::uint8_t> pair;  // bf16, int8: a single row, twice
@@ -46,9 +38,6 @@ struct ThreadContext {
     std::vector<float> pack_rows;
     std::vector<std::uint16_t> pack_half;
     std::vector<std::int8_t> pack_quantised;
-    ThreadContext() : stream(engine()) {
-        if (omp_set_num_threads) omp_set_num_threads(1);
-    }
 };
 ThreadContext& thread_context() {
     thread_local ThreadContext c;
@@ -87,7 +76,6 @@ struct PackedMatrix::Block {
     struct Call {
         dnnl::matmul matmul;
         dnnl::memory::desc src, dst, bias, scratch_md;
-        std::size_t scratch = 0;
         std::string implementation;
     };
     mutable std::mutex mutex;
@@ -99,11 +87,6 @@ struct PackedMatrix::Block {
 };
 
 namespace {
-
-dnnl::memory::desc matrix_md(std::size_t rows, std::size_t cols, dt type, std::size_t ld) {
-    return dnnl::memory::desc(dims{dnnl::memory::dim(rows), dnnl::memory::dim(cols)}, type,
-                              dims{dnnl::memory::dim(ld), 1});
-}
 
 dnnl::matmul::primitive_desc matmul_pd(const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
                                        const dnnl::memory::desc* bias, const dnnl::memory::desc& dst) {
@@ -176,8 +159,9 @@ PackedMatrix::PackedMatrix(std::size_t n, std::size_t k, ComputeType type, const
         }
         const dnnl::memory::desc plain_md(dims{dnnl::memory::dim(k_), dnnl::memory::dim(blk.n)}, wt, tag::ba);
         dnnl::memory plain_mem(plain_md, engine(), plain);
-        dnnl::reorder(plain_mem, blk.weights).execute(ctx.stream, plain_mem, blk.weights);
-        ctx.stream.wait();
+        dnnl::stream& stream = onednn::thread_runtime().stream;
+        dnnl::reorder(plain_mem, blk.weights).execute(stream, plain_mem, blk.weights);
+        stream.wait();
     }
 }
 
@@ -200,7 +184,6 @@ std::shared_ptr<const PackedMatrix::Block::Call> block_call(const PackedMatrix::
     call->matmul = dnnl::matmul(pd);
     call->implementation = pd.impl_info_str();
     call->scratch_md = pd.scratchpad_desc();
-    call->scratch = call->scratch_md.get_size();
     blk.calls.emplace(key, call);
     return call;
 }
@@ -222,7 +205,6 @@ void run_block(const PackedMatrix::Block& blk, ComputeType type, std::size_t k, 
     const bool doubled = type != ComputeType::Float32 && rows == 1;
     const std::size_t run_rows = doubled ? 2 : rows;
     const auto call = block_call(blk, type, k, run_rows, fused_bias);
-    if (ctx.scratch.size() < call->scratch) ctx.scratch.resize(call->scratch);
     const void* a = static_cast<const char*>(src) + i0 * k * elem;
     if (doubled) {
         ctx.pair.resize(2 * k * elem);
@@ -240,12 +222,13 @@ void run_block(const PackedMatrix::Block& blk, ComputeType type, std::size_t k, 
     }
     dnnl::memory src_mem(call->src, engine(), const_cast<void*>(a));
     dnnl::memory dst_mem(call->dst, engine(), c);
-    dnnl::memory scratch_mem(call->scratch_md, engine(), ctx.scratch.data());
+    onednn::ThreadRuntime& rt = onednn::thread_runtime();
+    dnnl::memory scratch_mem = rt.scratch_memory(call->scratch_md);
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, blk.weights},
                                                {DNNL_ARG_DST, dst_mem}, {DNNL_ARG_SCRATCHPAD, scratch_mem}};
     if (fused_bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(call->bias, engine(), const_cast<float*>(bias + blk.j0)));
-    call->matmul.execute(ctx.stream, args);
-    ctx.stream.wait();
+    call->matmul.execute(rt.stream, args);
+    rt.stream.wait();
     if (!int8 && (buffered || doubled))
         for (std::size_t i = 0; i < rows; ++i)
             std::copy(ctx.out.data() + i * blk.n, ctx.out.data() + (i + 1) * blk.n, y.data + (i0 + i) * y.ld + blk.j0);

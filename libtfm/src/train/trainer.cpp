@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "tfm/base/compute_type.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/parallel.hpp"
 #include "tfm/decode/translator.hpp"
@@ -188,6 +189,23 @@ std::size_t choose_batch_parts(std::size_t asked, std::optional<std::size_t> rec
     note("the run cut batches into " + std::to_string(had) + " parts, which " + std::to_string(ranks) +
          " ranks cannot share: cutting them into " + std::to_string(parts) + " (the same batches, summed in another order)");
     return parts;
+}
+
+ComputeType choose_training_compute(const std::string& name, Collective& ranks,
+                                    const std::function<void(const std::string&)>& note) {
+    if (name == "float32") return ComputeType::Float32;
+    if (name == "bfloat16") {
+        require_compute_type(ComputeType::BFloat16);
+        return ComputeType::BFloat16;
+    }
+    if (name != "auto") throw UsageError("unknown training compute type '" + name + "' (float32, bfloat16 or auto)");
+    const bool here = compute_type_supported(ComputeType::BFloat16);
+    const bool everywhere = ranks.max(here ? 0 : 1) == 0;
+    if (everywhere) return ComputeType::BFloat16;
+    note(std::string("compute type auto: ") +
+         (here ? "another rank's CPU" : "this CPU (" + compute_isa_name() + ")") +
+         " has no bfloat16 units (AVX512-BF16 or AMX): training in float32");
+    return ComputeType::Float32;
 }
 
 void settle_dropout(TrainOptions& loss, ModelConfig& config) {

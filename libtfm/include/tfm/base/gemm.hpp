@@ -41,8 +41,10 @@ void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha = 1.0f, f
 // default), or bfloat16 for mixed-precision training: both operands rounded to bfloat16
 // (base/bfloat16.hpp), their products, exact in float32, summed in float32, alpha and beta
 // applied in float32 (what bf16 units with float32 accumulation compute, up to the order of
-// the sums). The rounding is elementwise and the products split as in float32, so the bits do
-// not depend on the thread count either. gemv (incremental decoding) is not affected.
+// the sums). Where the CPU has bfloat16 units (AMX, AVX512-BF16) the products go through
+// oneDNN (onednn_gemm.hpp); elsewhere the rounded operands go through sgemm, split as in
+// float32. Either way the bits do not depend on the thread count. gemv (incremental
+// decoding) is not affected.
 class ProductPrecision {
 public:
     explicit ProductPrecision(ComputeType t);  // float32 or bfloat16 (int8: Error)
@@ -54,6 +56,10 @@ public:
 private:
     ComputeType previous_;
 };
+
+// The multiply-adds times two (2*M*N*K) of every gemm call so far, all threads together: what
+// a benchmark divides by its time to give the products' GFLOP/s.
+double gemm_flops_done();
 
 // The row group of the running OpenBLAS kernel (12 or 24) that row slabs keep to.
 std::size_t gemm_row_quantum();

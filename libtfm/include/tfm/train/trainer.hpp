@@ -39,6 +39,14 @@ struct TrainerOptions {
 std::size_t choose_batch_parts(std::size_t asked, std::optional<std::size_t> recorded, std::size_t ranks,
                                const std::function<void(const std::string&)>& note);
 
+// The products' arithmetic of a run (--compute-type): "float32"; "bfloat16" (tfm::Error where
+// this CPU has no bfloat16 units, AVX512-BF16 or AMX); "auto": bfloat16 where every rank's CPU
+// has them (the ranks agree, so that they compute alike), else float32, and note hears why.
+// Anything else: UsageError. Checkpoints are float32 whatever the choice, so a run can resume
+// in another compute type.
+ComputeType choose_training_compute(const std::string& name, Collective& ranks,
+                                    const std::function<void(const std::string&)>& note);
+
 // Dropout rates not given (negative) become the config's; the config then records the run's.
 void settle_dropout(TrainOptions& loss, ModelConfig& config);
 
