@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """PyTorch's nn.Transformer training on the workload of `tfm-bench train`.
 
-3+3 layers, D=256, H=4, F=1024, V=8000 (shared embedding scaled by sqrt(D), tied output,
-sinusoidal positions), dropout 0.1, label smoothing 0.1, Adam(0.9, 0.98, 1e-9); 128 random
-sentence pairs of 16 tokens per update. Prints one JSON line: target tokens/s, peak RSS.
-Run with Debian's torch: /usr/bin/python3 tests/bench/pytorch_train.py [--threads 2]
+The small preset by default: 3+3 layers, D=256, H=4, F=1024 (--preset base: 6+6, 512, 8, 2048);
+V=8000 (shared embedding scaled by sqrt(D), tied output, sinusoidal positions), dropout 0.1,
+label smoothing 0.1, Adam(0.9, 0.98, 1e-9); 128 random sentence pairs of 16 tokens per update.
+--autocast bf16 runs forward and loss under torch.autocast("cpu", dtype=torch.bfloat16), the
+one line a PyTorch user adds for mixed precision (`tfm-bench train --compute-type bfloat16`).
+Prints one JSON line: target tokens/s, peak RSS.
+Run with Debian's torch: /usr/bin/python3 tests/bench/pytorch_train.py [--threads 2] [--preset base] [--autocast bf16]
 """
 import argparse
 import json
@@ -19,12 +22,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--preset", choices=["small", "base"], default="small")
+    ap.add_argument("--autocast", choices=["none", "bf16"], default="none")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    d, v, n, length = 256, 8000, 128, 16
-    model = torch.nn.Transformer(d_model=d, nhead=4, num_encoder_layers=3, num_decoder_layers=3,
-                                 dim_feedforward=1024, dropout=0.1, batch_first=True)
+    layers, d, heads, ffn = (3, 256, 4, 1024) if a.preset == "small" else (6, 512, 8, 2048)
+    v, n, length = 8000, 128, 16
+    model = torch.nn.Transformer(d_model=d, nhead=heads, num_encoder_layers=layers, num_decoder_layers=layers,
+                                 dim_feedforward=ffn, dropout=0.1, batch_first=True)
     emb = torch.nn.Embedding(v, d)
     params = list(model.parameters()) + list(emb.parameters())
     opt = torch.optim.Adam(params, lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
@@ -40,8 +46,9 @@ def main():
 
     def update():
         opt.zero_grad()
-        h = model(emb(src) * scale + pe[:length], emb(tgt_in) * scale + pe[:length], tgt_mask=mask)
-        loss = loss_fn((h @ emb.weight.T).reshape(-1, v), labels.reshape(-1))
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.autocast == "bf16"):
+            h = model(emb(src) * scale + pe[:length], emb(tgt_in) * scale + pe[:length], tgt_mask=mask)
+            loss = loss_fn((h @ emb.weight.T).reshape(-1, v).float(), labels.reshape(-1))
         loss.backward()
         opt.step()
 
@@ -55,6 +62,7 @@ def main():
     med = times[len(times) // 2]
     tokens = n * length
     print(json.dumps({"engine": "pytorch-nn.Transformer", "torch": torch.__version__, "threads": a.threads,
+                      "preset": a.preset, "autocast": a.autocast,
                       "median_s": round(med, 3), "target_tokens": tokens, "tokens_per_s": round(tokens / med, 1),
                       "peak_rss_MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
 
