@@ -21,6 +21,7 @@ std::string id_text(const tfm::Tokenizer& tok, std::int64_t id) {
 std::string architecture(const tfm::ModelConfig& c) {
     const char* pos = c.positions == tfm::PositionKind::Learned          ? "learned"
                       : c.positions == tfm::PositionKind::SinusoidalHalves ? "sinusoidal (halves)"
+                      : c.positions == tfm::PositionKind::SinusoidalFairseq ? "sinusoidal (fairseq, from 2)"
                                                                           : "sinusoidal (interleaved)";
     char eps[32];
     std::snprintf(eps, sizeof eps, "%g", double(c.layer_norm_eps));

@@ -33,16 +33,42 @@ def sinusoid(n, d, layout):
     return out.float()
 
 
+def fairseq_sinusoid(n, d, padding_idx):
+    """HF M2M100SinusoidalPositionalEmbedding.get_embedding (fairseq's): float32 step by step,
+    sines of the first half, cosines of the second, the padding row zero."""
+    half = d // 2
+    step = math.log(10000) / (half - 1)
+    freq = torch.exp(torch.arange(half, dtype=torch.int64).float() * -step)
+    ang = torch.arange(n, dtype=torch.int64).float().unsqueeze(1) * freq.unsqueeze(0)
+    emb = torch.cat([torch.sin(ang), torch.cos(ang)], dim=1).view(n, -1)
+    if d % 2 == 1:
+        emb = torch.cat([emb, torch.zeros(n, 1)], dim=1)
+    emb[padding_idx, :] = 0
+    return emb
+
+
+def fairseq_positions(ids, padding_idx):
+    """HF create_position_ids_from_input_ids: tokens that are not padding counted from
+    padding_idx + 1, padding at padding_idx, whichever side the padding is on."""
+    mask = ids.ne(padding_idx).int()
+    return torch.cumsum(mask, dim=1).type_as(mask) * mask + padding_idx
+
+
 class Reference:
     def __init__(self, cfg, w):
         self.c, self.w = cfg, w
         self.act = {"relu": F.relu, "gelu": F.gelu, "swish": F.silu}[cfg["activation_function"]]
-        self.pre = cfg["tfm_norm_placement"] == "pre"
-        self.eps = cfg["tfm_layer_norm_eps"]
+        # M2M100 (NLLB-200): pre-norm with final LayerNorms, nn.LayerNorm's eps, fairseq's
+        # positions counted over the tokens that are not padding (the table is not in the file).
+        self.m2m = cfg["model_type"] == "m2m_100"
+        self.pre = self.m2m or cfg["tfm_norm_placement"] == "pre"
+        self.eps = 1e-5 if self.m2m else cfg["tfm_layer_norm_eps"]
         d = cfg["d_model"]
-        kind = cfg["tfm_position_encoding"]
+        kind = "m2m" if self.m2m else cfg["tfm_position_encoding"]
         p = cfg["max_position_embeddings"]
-        if kind == "learned":
+        if kind == "m2m":
+            self.table = fairseq_sinusoid(p + 2, d, cfg["pad_token_id"])
+        elif kind == "learned":
             self.enc_pos = w["model.encoder.embed_positions.weight"]
             self.dec_pos = w["model.decoder.embed_positions.weight"]
         else:
@@ -79,11 +105,19 @@ class Reference:
             return x + f(self.ln(x, ln_name))
         return self.ln(x + f(x), ln_name)
 
+    def positions(self, ids, side):
+        if self.m2m:
+            return self.table[fairseq_positions(ids, self.c["pad_token_id"]).long()]
+        return (self.enc_pos if side == "encoder" else self.dec_pos)[: ids.shape[1]]
+
     def encode(self, src, lengths):
-        c, w = self.c, self.w
         s = src.shape[1]
-        x = w.get("model.encoder.embed_tokens.weight", w.get("model.shared.weight"))[src] * self.scale + self.enc_pos[:s]
-        kpm = torch.arange(s)[None, :] >= torch.tensor(lengths)[:, None]
+        return self.encode_masked(src, torch.arange(s)[None, :] >= torch.tensor(lengths)[:, None])
+
+    def encode_masked(self, src, kpm):
+        c, w = self.c, self.w
+        x = w.get("model.encoder.embed_tokens.weight", w.get("model.shared.weight"))[src] * self.scale + \
+            self.positions(src, "encoder")
         for l in range(c["encoder_layers"]):
             p = f"model.encoder.layers.{l}"
             x = self.sub(x, p + ".self_attn_layer_norm",
@@ -97,7 +131,7 @@ class Reference:
         c, w = self.c, self.w
         t = tgt.shape[1]
         emb = w.get("model.decoder.embed_tokens.weight", w.get("model.shared.weight"))
-        x = emb[tgt] * self.scale + self.dec_pos[:t]
+        x = emb[tgt] * self.scale + self.positions(tgt, "decoder")
         kpm = torch.arange(memory.shape[1])[None, :] >= torch.tensor(lengths)[:, None]
         for l in range(c["decoder_layers"]):
             p = f"model.decoder.layers.{l}"
@@ -109,7 +143,7 @@ class Reference:
         if self.pre:
             x = self.ln(x, "model.decoder.layer_norm")
         out_w = w["lm_head.weight"] if "lm_head.weight" in w else emb
-        return F.linear(x, out_w) + w["final_logits_bias"][0]
+        return F.linear(x, out_w) + (w["final_logits_bias"][0] if "final_logits_bias" in w else 0)
 
     def greedy(self, memory, lengths, max_len):
         """Full recomputation each step; pad never generated; stops at eos or max_len."""
@@ -142,8 +176,10 @@ def make_weights(cfg, gen):
         w[name][cfg["pad_token_id"]] = 0
     if not cfg["tie_word_embeddings"]:
         w["lm_head.weight"] = rnd(vt, d, s=d ** -0.5)
-    w["final_logits_bias"] = rnd(1, vt, s=0.1)
-    if cfg["tfm_position_encoding"] == "learned":
+    m2m = cfg["model_type"] == "m2m_100"
+    if not m2m:  # M2M100 has no final_logits_bias
+        w["final_logits_bias"] = rnd(1, vt, s=0.1)
+    if cfg.get("tfm_position_encoding") == "learned":
         w["model.encoder.embed_positions.weight"] = rnd(p, d, s=0.3)
         w["model.decoder.embed_positions.weight"] = rnd(p, d, s=0.3)
 
@@ -170,7 +206,7 @@ def make_weights(cfg, gen):
             lin(p_ + ".fc1", cfg[side + "_ffn_dim"], d)
             lin(p_ + ".fc2", d, cfg[side + "_ffn_dim"])
             norm(p_ + ".final_layer_norm")
-        if cfg["tfm_norm_placement"] == "pre":
+        if m2m or cfg["tfm_norm_placement"] == "pre":
             norm(f"model.{side}.layer_norm")
     return w
 
@@ -186,11 +222,13 @@ def variant(name, gen, **overrides):
         "tfm_layer_norm_eps": 1e-5,
     }
     cfg.update(overrides)
+    if cfg["model_type"] == "m2m_100":  # HF's M2M100Config keys only
+        cfg = {k: v for k, v in cfg.items() if not k.startswith("tfm_")}
     w = make_weights(cfg, gen)
     ref = Reference(cfg, w)
     lengths = [7, 4, 1]
     s = max(lengths)
-    src = torch.zeros(len(lengths), s, dtype=torch.long)
+    src = torch.full((len(lengths), s), cfg["pad_token_id"], dtype=torch.long)
     for b, n in enumerate(lengths):
         src[b, : n - 1] = torch.randint(3, cfg["vocab_size"], (n - 1,), generator=gen)
         src[b, n - 1] = cfg["eos_token_id"]
@@ -198,6 +236,14 @@ def variant(name, gen, **overrides):
     tgt[:, 0] = cfg["decoder_start_token_id"]
     with torch.no_grad():
         memory = ref.encode(src, lengths)
+        if ref.m2m:  # positions count tokens, not places: left padding gives the same vectors
+            left = torch.full_like(src, cfg["pad_token_id"])
+            for b, n in enumerate(lengths):
+                left[b, s - n:] = src[b, :n]
+            kpm = left.eq(cfg["pad_token_id"])
+            lm = ref.encode_masked(left, kpm)
+            for b, n in enumerate(lengths):
+                assert torch.allclose(lm[b, s - n:], memory[b, :n], atol=1e-5), "left padding moved positions"
         logits = ref.decode(tgt, memory, lengths)
         max_len = 12
         greedy = ref.greedy(memory, lengths, max_len)
@@ -222,6 +268,9 @@ def main():
     variant("post_gelu_learned_untied", gen, activation_function="gelu", tfm_position_encoding="learned",
             tie_word_embeddings=False, scale_embedding=False, tfm_layer_norm_eps=1e-6)
     variant("post_relu_separate_vocab", gen, share_encoder_decoder_embeddings=False, decoder_vocab_size=29)
+    # M2M100 / NLLB-200's layout and ids (<s> 0, <pad> 1, </s> 2 = decoder start), odd head size.
+    variant("m2m_100", gen, model_type="m2m_100", d_model=20, encoder_attention_heads=4, decoder_attention_heads=2,
+            pad_token_id=1, eos_token_id=2, decoder_start_token_id=2, bos_token_id=0)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ Golden load_golden(const std::string& name) {
 }
 
 const char* const kVariants[] = {"post_relu_interleaved", "pre_swish_halves", "post_gelu_learned_untied",
-                                 "post_relu_separate_vocab"};
+                                 "post_relu_separate_vocab", "m2m_100"};
 
 SearchOptions options(const Model& m, std::size_t batch, std::size_t max_len, std::size_t beam) {
     SearchOptions o;

@@ -55,7 +55,10 @@ ModelConfig load_config(const std::string& path) {
     std::string type = text_key(j, "model_type", "marian", path);
     if (type == "bert")
         throw Error(path + ": a BERT-family encoder (model_type \"bert\") has no decoder to translate with: tfm-encode runs it");
-    if (type != "marian") throw Error(path + ": model_type " + json_excerpt(type) + " is not supported (marian, or bert for tfm-encode)");
+    if (type != "marian" && type != "m2m_100")
+        throw Error(path + ": model_type " + json_excerpt(type) +
+                    " is not supported (marian, m2m_100 for M2M100 and NLLB-200, or bert for tfm-encode)");
+    const bool m2m = type == "m2m_100";
     c.d_model = size_key(j, "d_model", kMaxModelDim, path);
     c.encoder_layers = size_key(j, "encoder_layers", kMaxLayers, path);
     c.decoder_layers = size_key(j, "decoder_layers", kMaxLayers, path);
@@ -83,16 +86,22 @@ ModelConfig load_config(const std::string& path) {
     c.dropout = probability_key(j, "dropout", 0.1f, path);
     c.attention_dropout = probability_key(j, "attention_dropout", 0.0f, path);
     c.activation_dropout = probability_key(j, "activation_dropout", 0.0f, path);
-    // Our own keys; absent means HF Marian's behaviour.
-    std::string pos = text_key(j, "tfm_position_encoding", "sinusoidal_halves", path);
+    // Our own keys; absent means HF's behaviour for the model type: Marian's post-norm and
+    // sinusoids in halves, or M2M100's (NLLB-200's) pre-norm with final LayerNorms and
+    // fairseq's sinusoids. An M2M100 config has no choice of them.
+    std::string pos = text_key(j, "tfm_position_encoding", m2m ? "sinusoidal_fairseq" : "sinusoidal_halves", path);
     if (pos == "sinusoidal_halves") c.positions = PositionKind::SinusoidalHalves;
     else if (pos == "sinusoidal_interleaved") c.positions = PositionKind::SinusoidalInterleaved;
     else if (pos == "learned") c.positions = PositionKind::Learned;
-    else throw Error(path + ": tfm_position_encoding " + json_excerpt(pos) + " (sinusoidal_halves, sinusoidal_interleaved, learned)");
-    std::string norm = text_key(j, "tfm_norm_placement", "post", path);
+    else if (pos == "sinusoidal_fairseq") c.positions = PositionKind::SinusoidalFairseq;
+    else throw Error(path + ": tfm_position_encoding " + json_excerpt(pos) + " (sinusoidal_halves, sinusoidal_interleaved, learned, sinusoidal_fairseq)");
+    std::string norm = text_key(j, "tfm_norm_placement", m2m ? "pre" : "post", path);
     if (norm == "post") c.norm = NormPlacement::Post;
     else if (norm == "pre") c.norm = NormPlacement::Pre;
     else throw Error(path + ": tfm_norm_placement " + json_excerpt(norm) + " (post or pre)");
+    if (m2m && (c.positions != PositionKind::SinusoidalFairseq || c.norm != NormPlacement::Pre))
+        throw Error(path + ": an m2m_100 model has pre-norm layers and fairseq's sinusoids; tfm_position_encoding "
+                    "and tfm_norm_placement cannot change them");
     if (json_has(j, "tfm_layer_norm_eps"))
         c.layer_norm_eps = float(json_number(j, "tfm_layer_norm_eps", 1e-12, 0.1, path));
     try {
@@ -123,6 +132,8 @@ void validate_config(const ModelConfig& c) {
     id(c.eos_id, "eos_token_id");
     id(c.decoder_start_id, "decoder_start_token_id");
     if (!(c.layer_norm_eps > 0 && c.layer_norm_eps <= 0.1f)) throw Error("tfm_layer_norm_eps must be in (0, 0.1]");
+    if (c.positions == PositionKind::SinusoidalFairseq && c.d_model < 4)
+        throw Error("fairseq's sinusoidal positions need d_model of at least 4, got " + std::to_string(c.d_model));
     if (c.positions != PositionKind::Learned && c.max_positions * c.d_model > (std::size_t(1) << 28))
         throw Error("max_position_embeddings=" + std::to_string(c.max_positions) + " x d_model=" +
                     std::to_string(c.d_model) + " is a sinusoid table of more than 2^28 values");
@@ -132,8 +143,11 @@ void validate_config(const ModelConfig& c) {
 
 std::string config_json(const ModelConfig& c) {
     json j;
-    j["model_type"] = "marian";
-    j["architectures"] = {"MarianMTModel"};
+    // M2M100's layout (pre-norm, fairseq's sinusoids) is written as HF's m2m_100, which reads
+    // it; anything else as Marian with tfm's keys for what HF Marian cannot say.
+    const bool m2m = c.positions == PositionKind::SinusoidalFairseq && c.norm == NormPlacement::Pre;
+    j["model_type"] = m2m ? "m2m_100" : "marian";
+    j["architectures"] = {m2m ? "M2M100ForConditionalGeneration" : "MarianMTModel"};
     j["d_model"] = c.d_model;
     j["encoder_layers"] = c.encoder_layers;
     j["decoder_layers"] = c.decoder_layers;
@@ -155,8 +169,9 @@ std::string config_json(const ModelConfig& c) {
     j["dropout"] = shortest(c.dropout);
     j["attention_dropout"] = shortest(c.attention_dropout);
     j["activation_dropout"] = shortest(c.activation_dropout);
-    j["tfm_position_encoding"] = c.positions == PositionKind::Learned ? "learned"
-                                 : c.positions == PositionKind::SinusoidalHalves ? "sinusoidal_halves"
+    j["tfm_position_encoding"] = c.positions == PositionKind::Learned            ? "learned"
+                                 : c.positions == PositionKind::SinusoidalHalves  ? "sinusoidal_halves"
+                                 : c.positions == PositionKind::SinusoidalFairseq ? "sinusoidal_fairseq"
                                                                                   : "sinusoidal_interleaved";
     j["tfm_norm_placement"] = c.norm == NormPlacement::Post ? "post" : "pre";
     j["tfm_layer_norm_eps"] = shortest(c.layer_norm_eps);

@@ -108,8 +108,7 @@ void decoder_stack(std::vector<float>& y, const Model& m, const TokenBatch& src,
                                             std::to_string(src.batch) + " sources");
     const ModelConfig& c = m.config;
     const std::size_t n = tgt.batch * tgt.len;
-    stack::embed_batch(y, tgt, c.d_model, m.target_embedding_rows(), m.decoder_positions, c.embed_scale(), trace,
-                       dropout);
+    stack::embed_batch(y, tgt, c, m.target_embedding_rows(), m.decoder_positions, trace, dropout);
     const std::vector<SequenceSpan> self = self_spans(tgt, true), cross = cross_spans(tgt, src);
     const AttentionOptions self_opt = decoder_self_attention(c), cross_opt = decoder_cross_attention(c);
     decoder_layers(

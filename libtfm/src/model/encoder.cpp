@@ -16,8 +16,7 @@ AttentionOptions encoder_attention(const ModelConfig& c) {
 void encoder_stack(std::vector<float>& xv, const Model& m, const TokenBatch& src, EncoderWorkspace& ws,
                    AttentionCapture* capture, EncoderTrace* trace, DropoutStream* dropout) {
     const ModelConfig& c = m.config;
-    stack::embed_batch(xv, src, c.d_model, m.source_embedding_rows(), m.encoder_positions, c.embed_scale(), trace,
-                       dropout);
+    stack::embed_batch(xv, src, c, m.source_embedding_rows(), m.encoder_positions, trace, dropout);
     encoder_layers(xv, c, m.encoder, m.encoder_final_ln ? &*m.encoder_final_ln : nullptr, src, ws, capture, trace,
                    dropout);
 }

@@ -112,7 +112,11 @@ Model skeleton(const ModelConfig& c, bool allocate_tensors = true) {
     if (m.encoder_final_ln) m.encoder_final_ln->eps = m.decoder_final_ln->eps = c.layer_norm_eps;
     if (allocate_tensors) walk(m, [](const std::string&, auto& t, const Shape& shape) { allocate(t, shape); });
     m.final_logits_bias = xt::zeros<float>({c.target_vocab()});
-    if (c.positions != PositionKind::Learned) {
+    if (c.positions == PositionKind::SinusoidalFairseq) {
+        // M2M100's positions: the n-th token that is not padding sits at pad_token_id + n (n from 1).
+        m.encoder_positions = m.decoder_positions =
+            fairseq_sinusoidal_table(c.max_positions, c.d_model, std::size_t(c.pad_id) + 1);
+    } else if (c.positions != PositionKind::Learned) {
         PeOptions opt;
         opt.layout = c.positions == PositionKind::SinusoidalHalves ? PeLayout::Halves : PeLayout::Interleaved;
         m.encoder_positions = m.decoder_positions = sinusoidal_encoding(c.max_positions, c.d_model, opt);

@@ -29,11 +29,11 @@ inline DropoutMask next_activation_mask(DropoutStream* dropout) {
     return dropout ? dropout->next_activation() : DropoutMask{};
 }
 
-// x [N,D] (resized) = the rows of batch b embedded (token rows * scale + their positions'
-// rows; D = d), then dropped out; with trace, the positions and the mask are kept there.
+// x [N,D] (resized) = the rows of batch b embedded (token rows * the config's scale + their positions'
+// rows; D = c.d_model), then dropped out; with trace, the positions and the mask are kept there.
 template <class Trace>
-void embed_batch(std::vector<float>& x, const TokenBatch& b, std::size_t d, const EmbeddingRows& table,
-                 const xt::xtensor<float, 2>& position_table, float scale, Trace* trace, DropoutStream* dropout);
+void embed_batch(std::vector<float>& x, const TokenBatch& b, const ModelConfig& c, const EmbeddingRows& table,
+                 const xt::xtensor<float, 2>& position_table, Trace* trace, DropoutStream* dropout);
 
 // Dropout on the embedded rows x [N,D]: the mask is drawn (and kept in *kept) whenever a
 // stream is given.
@@ -73,14 +73,14 @@ void self_attention_sublayer_backward(Mat dx, const Layer& L, Layer& G, const Su
 }
 
 template <class Trace>
-void embed_batch(std::vector<float>& x, const TokenBatch& b, std::size_t d, const EmbeddingRows& table,
-                 const xt::xtensor<float, 2>& position_table, float scale, Trace* trace, DropoutStream* dropout) {
-    const std::size_t n = b.batch * b.len;
+void embed_batch(std::vector<float>& x, const TokenBatch& b, const ModelConfig& c, const EmbeddingRows& table,
+                 const xt::xtensor<float, 2>& position_table, Trace* trace, DropoutStream* dropout) {
+    const std::size_t n = b.batch * b.len, d = c.d_model;
     x.resize(n * d);
     std::vector<std::size_t> local;
     std::vector<std::size_t>& positions = trace ? trace->positions : local;
-    positions = batch_positions(b);
-    embed(mat(x.data(), n, d), b.ids.data(), positions.data(), table, position_table, scale);
+    positions = c.positions == PositionKind::SinusoidalFairseq ? batch_positions(b, c.pad_id) : batch_positions(b);
+    embed(mat(x.data(), n, d), b.ids.data(), positions.data(), table, position_table, c.embed_scale());
     embedding_dropout(x, n, d, trace ? &trace->embedding : nullptr, dropout);
 }
 

@@ -16,9 +16,19 @@ TokenBatch make_token_batch(const std::vector<std::vector<std::int64_t>>& seqs, 
     return b;
 }
 
-std::vector<std::size_t> batch_positions(const TokenBatch& b) {
+std::vector<std::size_t> batch_positions(const TokenBatch& b, std::optional<std::int64_t> counted_pad) {
     std::vector<std::size_t> positions(b.batch * b.len);
-    for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i % b.len;
+    if (!counted_pad) {
+        for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = i % b.len;
+        return positions;
+    }
+    for (std::size_t r = 0; r < b.batch; ++r) {
+        std::size_t seen = 0;
+        for (std::size_t s = 0; s < b.len; ++s) {
+            const std::size_t i = r * b.len + s;
+            positions[i] = b.ids[i] == *counted_pad ? kNoPosition : seen++;
+        }
+    }
     return positions;
 }
 

@@ -12,11 +12,15 @@ void embed(Mat x, const std::int64_t* ids, const std::size_t* positions, const E
     for (std::size_t i = 0; i < x.rows; ++i) {
         if (ids[i] < 0 || std::size_t(ids[i]) >= v)
             throw Error("token id " + std::to_string(ids[i]) + " is outside the vocabulary of " + std::to_string(v));
-        if (positions[i] >= p)
+        if (positions[i] >= p && positions[i] != kNoPosition)
             throw Error("position " + std::to_string(positions[i]) + " is beyond max_position_embeddings=" +
                         std::to_string(p));
         float* out = x.data + i * x.ld;
         const float* e = table.row(std::size_t(ids[i]), out);  // out as the buffer: read before written
+        if (positions[i] == kNoPosition) {
+            for (std::size_t j = 0; j < d; ++j) out[j] = e[j] * scale;
+            continue;
+        }
         const float* pe = position_table.data() + positions[i] * d;
         for (std::size_t j = 0; j < d; ++j) out[j] = e[j] * scale + pe[j];
     }
@@ -29,7 +33,7 @@ void embed_backward(ConstMat dx, const std::int64_t* ids, const std::size_t* pos
         const float* r = dx.data + i * dx.ld;
         float* e = dtable.data() + std::size_t(ids[i]) * d;
         for (std::size_t j = 0; j < d; ++j) e[j] += scale * r[j];
-        if (dposition_table) {
+        if (dposition_table && positions[i] != kNoPosition) {
             float* p = dposition_table->data() + positions[i] * d;
             for (std::size_t j = 0; j < d; ++j) p[j] += r[j];
         }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "tfm/base/error.hpp"
 
@@ -51,6 +53,25 @@ xt::xtensor<float, 2> sinusoidal_encoding(std::size_t t, std::size_t d, const Pe
     check_dim(d);
     auto pe = xt::xtensor<float, 2>::from_shape({t, d});
     for (std::size_t p = 0; p < t; ++p) encode_row(pe.data() + p * d, opt.offset + double(p), d, opt);
+    return pe;
+}
+
+xt::xtensor<float, 2> fairseq_sinusoidal_table(std::size_t n, std::size_t d, std::size_t offset) {
+    if (d < 4) throw UsageError("fairseq's sinusoids need a dimension of at least 4, got " + std::to_string(d));
+    const std::size_t half = d / 2;
+    const float step = float(std::log(10000.0) / double(half - 1));
+    std::vector<float> w(half);
+    for (std::size_t j = 0; j < half; ++j) w[j] = float(std::exp(double(float(j) * -step)));
+    xt::xtensor<float, 2> pe = xt::zeros<float>({n, d});
+    for (std::size_t r = 0; r < n; ++r) {
+        float* row = pe.data() + r * d;
+        const float p = float(offset + r);
+        for (std::size_t j = 0; j < half; ++j) {
+            const double angle = double(p * w[j]);  // rounded to float32 first, as fairseq's table is
+            row[j] = float(std::sin(angle));
+            row[half + j] = float(std::cos(angle));
+        }
+    }
     return pe;
 }
 

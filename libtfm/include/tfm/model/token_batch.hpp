@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "tfm/nn/embedding.hpp"
 #include "tfm/nn/multihead.hpp"
 
 namespace tfm {
@@ -19,8 +21,10 @@ struct TokenBatch {
 
 TokenBatch make_token_batch(const std::vector<std::vector<std::int64_t>>& seqs, std::int64_t pad_id);
 
-// The position of every row of the batch: [B*S], row b*S+s is at s.
-std::vector<std::size_t> batch_positions(const TokenBatch& b);
+// The position of every row of the batch: [B*S], row b*S+s is at s; or, with `counted_pad`
+// (M2M100's positions), the count of the tokens before it in its row that are not that pad id,
+// and kNoPosition for the pad tokens themselves: so padding on either side moves nothing.
+std::vector<std::size_t> batch_positions(const TokenBatch& b, std::optional<std::int64_t> counted_pad = std::nullopt);
 
 // Self-attention spans, one per sequence: its rows attend to its own first key_len rows
 // (key_len = the sequence's length, or the whole padded length when `all_keys`, as causal

@@ -31,8 +31,11 @@ private:
     const PackedMatrix* packed_ = nullptr;
 };
 
-// x [N,D]; table [V,D]; positions table [P,D]. Throws for an id outside the vocabulary or a
-// position past the table, naming both.
+// A row with no position (M2M100's padding tokens): nothing is added to its embedding.
+constexpr std::size_t kNoPosition = std::size_t(-1);
+
+// x [N,D]; table [V,D]; positions table [P,D] (kNoPosition: none). Throws for an id outside
+// the vocabulary or a position past the table, naming both.
 void embed(Mat x, const std::int64_t* ids, const std::size_t* positions, const EmbeddingRows& table,
            const xt::xtensor<float, 2>& position_table, float scale);
 

@@ -14,8 +14,9 @@
 
 namespace tfm {
 
-// Which position encoding a model adds to its embeddings.
-enum class PositionKind { SinusoidalInterleaved, SinusoidalHalves, Learned };
+// Which position encoding a model adds to its embeddings. SinusoidalFairseq: fairseq's table
+// (M2M100, NLLB-200; fairseq_sinusoidal_table), its positions counted from 2.
+enum class PositionKind { SinusoidalInterleaved, SinusoidalHalves, Learned, SinusoidalFairseq };
 
 enum class PeLayout { Interleaved, Halves };
 PeLayout parse_pe_layout(const std::string& name);  // "interleaved" | "halves"
@@ -31,6 +32,14 @@ double pe_frequency(std::size_t i, std::size_t d, double base);
 
 // [T,D]
 xt::xtensor<float, 2> sinusoidal_encoding(std::size_t t, std::size_t d, const PeOptions& opt);
+
+// fairseq's sinusoids, as M2M100 and NLLB-200 add them (HF's M2M100SinusoidalPositionalEmbedding):
+// with H = floor(D/2) and w_j = exp(-j * ln(10000) / (H - 1)), row p holds sin(p w_j) in columns
+// j < H and cos(p w_j) in columns H + j; odd D: the last column 0. Computed in float32 step by
+// step as fairseq does (the angle p * w_j rounded to float32), so the table is the one those
+// models were trained with. Rows for positions offset .. offset+n-1 (those models count the
+// tokens that are not padding from padding_idx + 1 = 2). D >= 4 (UsageError otherwise). [n,D]
+xt::xtensor<float, 2> fairseq_sinusoidal_table(std::size_t n, std::size_t d, std::size_t offset);
 
 // x [T,D] = x * scale + PE(offset .. offset+T-1)
 void add_positional_encoding(Mat x, float scale, const PeOptions& opt);
