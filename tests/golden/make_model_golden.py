@@ -145,8 +145,9 @@ class Reference:
         out_w = w["lm_head.weight"] if "lm_head.weight" in w else emb
         return F.linear(x, out_w) + (w["final_logits_bias"][0] if "final_logits_bias" in w else 0)
 
-    def greedy(self, memory, lengths, max_len):
-        """Full recomputation each step; pad never generated; stops at eos or max_len."""
+    def greedy(self, memory, lengths, max_len, forced_bos=None):
+        """Full recomputation each step; pad never generated; stops at eos or max_len. With
+        forced_bos, HF's ForcedBOSTokenLogitsProcessor: the first token is that one."""
         c = self.c
         out = []
         for b in range(memory.shape[0]):
@@ -154,6 +155,9 @@ class Reference:
             for _ in range(max_len):
                 logits = self.decode(torch.tensor([ids]), memory[b:b + 1], [lengths[b]])[0, -1]
                 logits[c["pad_token_id"]] = -float("inf")
+                if forced_bos is not None and len(ids) == 1:
+                    logits[:] = -float("inf")
+                    logits[forced_bos] = 0
                 nxt = int(torch.argmax(logits))
                 if nxt == c["eos_token_id"]:
                     break
@@ -255,6 +259,17 @@ def variant(name, gen, **overrides):
     with open(os.path.join(d, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     save_safetensors(os.path.join(d, "model.safetensors"), {k: v.numpy() for k, v in w.items()})
+    if ref.m2m:  # the target language's code forced first (generation_config.json's forced_bos_token_id)
+        forced = 5
+        with torch.no_grad():
+            fg = ref.greedy(memory, lengths, max_len, forced_bos=forced)
+        f = np.full((len(lengths), max_len), -1, dtype=np.int64)
+        for b, ids in enumerate(fg):
+            f[b, : len(ids)] = ids
+        with open(os.path.join(d, "generation_config.json"), "w") as fh:
+            json.dump({"decoder_start_token_id": 2, "eos_token_id": 2, "pad_token_id": 1, "forced_bos_token_id": forced,
+                       "max_length": max_len + 1}, fh, indent=2)
+        save_stream(os.path.join(OUT, f"model_{name}_forced.npy"), [f])
     save_stream(os.path.join(OUT, f"model_{name}_io.npy"),
                 [src.numpy().astype(np.int64), np.array(lengths, dtype=np.int64), tgt.numpy().astype(np.int64),
                  memory.numpy(), logits.numpy(), g, np.array([max_len], dtype=np.int64)])

@@ -6,7 +6,10 @@
 #include <fstream>
 
 #include "helpers.hpp"
+#include "tfm/decode/generation_settings.hpp"
+#include "tfm/decode/translator.hpp"
 #include "tfm/io/safetensors.hpp"
+#include "tfm/model/generation.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/encoder.hpp"
 #include "tfm/model/model.hpp"
@@ -118,4 +121,44 @@ TEST_CASE("m2m_100: refused variations, and a directory written back loads as th
     const ModelConfig back = load_config(tmp.file("config.json"));
     CHECK(config_json(back) == json);
     CHECK(same_architecture(back, c));
+}
+
+// generation_config.json's forced_bos_token_id, as generate() applies it: greedy ids equal the
+// PyTorch reference's with HF's ForcedBOSTokenLogitsProcessor (tests/golden/make_model_golden.py).
+TEST_CASE("m2m_100: the forced first token of generation_config.json, greedy ids as PyTorch's") {
+    const ModelConfig c = load_config(kDir + "/config.json");
+    const Model m = load_model_weights(c, SafeTensors::open(kDir + "/model.safetensors"));
+    const GenerationConfig g = load_generation_config(kDir, c);
+    REQUIRE(g.forced_bos_token_id);
+    CHECK(*g.forced_bos_token_id == 5);
+    DecodeOptions o;
+    o.search.beam = 1;
+    apply_generation(o, g, GivenSettings{});
+    CHECK(o.forced_first_all == std::optional<std::int64_t>(5));
+    const auto io = tfm_test::read_file(std::string(TFM_GOLDEN) + "/model_m2m_100_io.npy");
+    const auto forced = tfm_test::read_file(std::string(TFM_GOLDEN) + "/model_m2m_100_forced.npy");
+    const IdArray src = as_ids(io[0]), lengths = as_ids(io[1]), want = as_ids(forced[0]);
+    std::vector<std::vector<std::int64_t>> sources;
+    for (std::size_t b = 0; b < src.shape(0); ++b)
+        sources.emplace_back(src.data() + b * src.shape(1), src.data() + b * src.shape(1) + lengths(b));
+    const auto hyps = translate_sources(m, sources, o);
+    for (std::size_t b = 0; b < sources.size(); ++b) {
+        CAPTURE(b);
+        std::vector<std::int64_t> expected;
+        for (std::size_t i = 0; i < want.shape(1) && want(b, i) >= 0; ++i) expected.push_back(want(b, i));
+        CHECK(hyps[b][0].ids == expected);
+        CHECK(hyps[b][0].ids.front() == 5);
+        CHECK(hyps[b][0].token_logprobs.front() == 0.0f);
+    }
+    // Given per source, the forced token wins over the directory's.
+    o.forced_first = {7, -1, 7};
+    const auto per_line = translate_sources(m, sources, o);
+    CHECK(per_line[0][0].ids.front() == 7);
+    CHECK(per_line[2][0].ids.front() == 7);
+    CHECK(per_line[1][0].ids == translate_sources(m, {sources[1]}, [&] {
+              DecodeOptions free = o;
+              free.forced_first.clear();
+              free.forced_first_all.reset();
+              return free;
+          }())[0][0].ids);
 }

@@ -286,6 +286,35 @@ TEST_CASE("search: a forced prefix starts every hypothesis; one ending with eos 
     }
 }
 
+// HF's ForcedBOSTokenLogitsProcessor (M2M100, NLLB-200: the target language's code): the
+// first token is the forced one whatever the model says, with log-probability 0; a prefix
+// follows it; a sentence without one searches freely.
+TEST_CASE("search: a forced first token scores 0, a prefix follows it, other sentences are free") {
+    for (std::size_t beam : {1, 2}) {
+        CAPTURE(beam);
+        TableSteps steps(2);
+        SearchOptions o = options(2, beam);
+        o.forced_first = {kB, -1};
+        auto out = search(steps, 2, o);
+        for (const Hypothesis& h : out[0]) CHECK(h.ids.front() == kB);
+        CHECK(out[0][0].ids == std::vector<std::int64_t>{kB});  // b (forced), then eos (0.9)
+        CHECK(out[0][0].token_logprobs.front() == 0.0f);
+        CHECK(out[0][0].logprob == doctest::Approx(std::log(0.9)).epsilon(1e-6));
+        TableSteps free(2);
+        const auto unforced = search(free, 2, options(2, beam));  // sentence 1 searches as without forcing
+        CHECK(out[1][0].ids == unforced[1][0].ids);
+        CHECK(out[1][0].logprob == unforced[1][0].logprob);
+        TableSteps both(1);
+        SearchOptions p = options(1, beam);
+        p.forced_first = {kA};
+        p.prefixes = {{kA, kEos}};
+        auto forced = search(both, 1, p);
+        CHECK(forced[0][0].ids == std::vector<std::int64_t>{kA, kA});
+        CHECK(forced[0][0].finished);
+        CHECK(forced[0][0].logprob == doctest::Approx(std::log(0.35 * 0.98)).epsilon(1e-6));
+    }
+}
+
 TEST_CASE("search: every hypothesis keeps the attention of the rows that made it, token by token") {
     for (std::size_t beam : {1, 2, 3}) {
         CAPTURE(beam);

@@ -96,8 +96,16 @@ void block_tokens(float* logprobs, std::size_t vocab, const std::vector<std::int
         std::fill(logprobs, logprobs + vocab, kNever);
         logprobs[token] = keep;
     };
-    if (const auto* prefix = prefix_of(opt, b); prefix && ids.size() < prefix->size()) {
-        const std::int64_t token = (*prefix)[ids.size()];
+    const std::int64_t first = b < opt.forced_first.size() ? opt.forced_first[b] : -1;
+    const bool forced = first >= 0 && std::size_t(first) < vocab;
+    if (forced && ids.empty()) {
+        std::fill(logprobs, logprobs + vocab, kNever);
+        logprobs[first] = 0.0f;
+        return;
+    }
+    const std::size_t in_prefix = ids.size() - (forced ? 1 : 0);
+    if (const auto* prefix = prefix_of(opt, b); prefix && in_prefix < prefix->size()) {
+        const std::int64_t token = (*prefix)[in_prefix];
         if (token >= 0 && std::size_t(token) < vocab) return force(token);
     }
     if (ids.size() + 1 == opt.eos_forced_at && opt.eos_id >= 0 && std::size_t(opt.eos_id) < vocab)

@@ -118,14 +118,24 @@ void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const Tok
     so.eos_id = m.config.eos_id;
     so.max_len.clear();
     so.prefixes.clear();
+    so.forced_first.clear();
     so.sample_ids.clear();
     for (std::size_t b = 0; b < idx.size(); ++b) {
         std::size_t limit = output_limit(m.config, src.lengths[b], opt);
+        const std::int64_t forced = idx[b] < opt.forced_first.size() ? opt.forced_first[idx[b]]
+                                                                     : opt.forced_first_all.value_or(-1);
+        if (forced >= 0) {
+            so.forced_first.resize(idx.size(), -1);
+            so.forced_first[b] = forced;
+        }
+        // Room for the forced tokens and eos after them.
+        std::size_t forced_tokens = forced >= 0 ? 1 : 0;
         if (idx[b] < opt.prefixes.size() && !opt.prefixes[idx[b]].empty()) {
             so.prefixes.resize(idx.size());
             so.prefixes[b] = opt.prefixes[idx[b]];
-            limit = std::max(limit, std::min(so.prefixes[b].size() + 1, m.config.max_positions));
+            forced_tokens += so.prefixes[b].size();
         }
+        if (forced_tokens) limit = std::max(limit, std::min(forced_tokens + 1, m.config.max_positions));
         so.max_len.push_back(limit);
         so.sample_ids.push_back(opt.first_index + idx[b]);
     }

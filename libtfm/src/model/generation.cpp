@@ -34,7 +34,7 @@ std::vector<std::vector<std::int64_t>> bad_words(const Json& j, const ModelConfi
 }
 
 bool has_generation_keys(const Json& j) {
-    for (const char* k : {"num_beams", "max_length", "min_length", "length_penalty", "bad_words_ids"})
+    for (const char* k : {"num_beams", "max_length", "min_length", "length_penalty", "bad_words_ids", "forced_bos_token_id"})
         if (json_has(j, k)) return true;
     return false;
 }
@@ -61,6 +61,8 @@ GenerationConfig load_generation_config(const std::string& dir, const ModelConfi
     if (json_has(j, "bad_words_ids")) g.bad_words_ids = bad_words(j, c, path);
     if (json_has(j, "forced_eos_token_id"))
         g.forced_eos_token_id = json_int(j, "forced_eos_token_id", 0, std::int64_t(c.target_vocab()) - 1, path);
+    if (json_has(j, "forced_bos_token_id") && !j["forced_bos_token_id"].is_null())
+        g.forced_bos_token_id = json_int(j, "forced_bos_token_id", 0, std::int64_t(c.target_vocab()) - 1, path);
     return g;
 }
 
@@ -75,6 +77,7 @@ std::string generation_config_json(const GenerationConfig& g, const ModelConfig&
     if (g.length_penalty) j["length_penalty"] = *g.length_penalty;
     if (!g.bad_words_ids.empty()) j["bad_words_ids"] = g.bad_words_ids;
     if (g.forced_eos_token_id) j["forced_eos_token_id"] = *g.forced_eos_token_id;
+    if (g.forced_bos_token_id) j["forced_bos_token_id"] = *g.forced_bos_token_id;
     return j.dump(2) + "\n";
 }
 

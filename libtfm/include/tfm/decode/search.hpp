@@ -58,6 +58,11 @@ struct SearchOptions {
     // Per sentence (empty, or one per sentence): tokens every hypothesis starts with, forced
     // whatever their probability (a prefix ending with eos ends the hypothesis there).
     std::vector<std::vector<std::int64_t>> prefixes;
+    // Per sentence (empty, or one per sentence; negative: none): the first token of every
+    // hypothesis, as HF's forced_bos_token_id forces it: every other token ruled out and its
+    // log-probability taken as 0 (so it adds nothing to the score, and counts as a token for
+    // the length penalty). A prefix then follows it.
+    std::vector<std::int64_t> forced_first;
     // When set: n_best samples per sentence instead of search (beam is not used). Sample k of
     // sentence b draws from its own generator, seeded by (seed, sample_ids[b], k): the same
     // for a sentence whatever else is in its batch and however many threads run.

@@ -45,6 +45,10 @@ struct DecodeOptions {
     // Per source of the call (empty: none): target ids every hypothesis starts with (no eos);
     // the output limit grows to hold the prefix and eos.
     std::vector<std::vector<std::int64_t>> prefixes;
+    // The first token of every output (HF's forced_bos_token_id; SearchOptions::forced_first):
+    // per source of the call (empty, or negative for none), else forced_first_all for all.
+    std::vector<std::int64_t> forced_first;
+    std::optional<std::int64_t> forced_first_all;
     std::size_t first_index = 0;  // the number of the call's first source in the input (sampling seeds)
     // When set, every hypothesis keeps each token's encoder-decoder attention (alignments):
     // that of this decoder layer (negative: counted from the last, -1 the last), averaged over

@@ -20,6 +20,9 @@ struct GenerationConfig {
     std::optional<double> length_penalty;     // HF's exponent: score = logprob / length^alpha
     std::vector<std::vector<std::int64_t>> bad_words_ids;
     std::optional<std::int64_t> forced_eos_token_id;
+    // HF's forced_bos_token_id: the first generated token (M2M100 and NLLB-200 force the target
+    // language's code there; the directory rarely says which, the command line does).
+    std::optional<std::int64_t> forced_bos_token_id;
 
     bool present() const { return !source.empty(); }
 };
