@@ -33,7 +33,7 @@ cat > meanings.tsv <<'TSV'
 --preset	(base|tiny)
 --source-length	^Source tokens
 --average-last	mean of the .*last K .*checkpoints
---compute-type	([Cc]ompute types|[Aa]rithmetic of the weight products)
+--compute-type	([Cc]ompute types|[Aa]rithmetic of the (weight )?products)
 --dropout	[Dd]ropout
 --reps	[Rr]epetitions
 --warmup	(Untimed runs|[Ww]armup)
