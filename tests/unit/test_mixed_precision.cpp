@@ -4,6 +4,7 @@
 // them: the products really are rounded), the same bits for any thread count; checkpoints
 // resume across compute types.
 #include <cmath>
+#include <memory>
 
 #include "helpers.hpp"
 #include "tfm/base/bfloat16.hpp"
@@ -212,51 +213,50 @@ TEST_CASE("training in bfloat16: gradients within 10% of float32's (tensors 30%)
 TEST_CASE("training in bfloat16: checkpoints resume float32 -> bfloat16 -> float32 exactly") {
     const ModelConfig c = tfm_test::small_config(23, 32, 4, 64, 2);
     const TrainBatch batch = make_train_batch({{5, 6, 7, 8, 9, 1}, {8, 9, 10, 1}}, {{10, 11, 12, 13}, {13, 14}}, c);
-    // `steps` updates of m in compute type t, from the state's step on.
-    auto train = [&](Model& m, Adam& adam, TrainState& st, ComputeType t, std::size_t steps) {
-        TrainOptions o;
-        o.compute = t;
-        TrainingWorkspace ws;
-        for (std::size_t i = 0; i < steps; ++i, ++st.step) {
-            Model g = zeros_like(m);
-            o.seed = st.step;
-            const LossStats s = forward_backward(m, batch, g, o, ws);
-            adam.update(m, g, 1.0 / double(s.tokens));
+    // A run: weights, Adam's moments, its step (held in place: Adam is made for its model).
+    struct Run {
+        Model model;
+        Adam adam;
+        TrainState state;
+        Run(const ModelConfig& config, std::uint64_t seed) : model(random_model(config, seed)), adam(model, AdamOptions{}) {}
+        // `steps` updates in compute type t, from the state's step on.
+        void train(const TrainBatch& batch, ComputeType t, std::size_t steps) {
+            TrainOptions o;
+            o.compute = t;
+            TrainingWorkspace ws;
+            for (std::size_t i = 0; i < steps; ++i, ++state.step) {
+                Model g = zeros_like(model);
+                o.seed = state.step;
+                const LossStats s = forward_backward(model, batch, g, o, ws);
+                adam.update(model, g, 1.0 / double(s.tokens));
+            }
         }
     };
     tfm_test::TempDir dir;
+    // A new run (other weights) that takes a checkpoint's.
+    const auto resumed = [&](const std::string& checkpoint) {
+        auto r = std::make_unique<Run>(c, 99);
+        load_checkpoint(checkpoint, r->model, r->adam, r->state);
+        return r;
+    };
     // Straight through: 3 updates in float32, 3 in bfloat16, 2 in float32.
-    Model straight = random_model(c, 7);
-    Adam adam_s(straight, AdamOptions{});
-    TrainState st_s;
-    train(straight, adam_s, st_s, ComputeType::Float32, 3);
-    train(straight, adam_s, st_s, ComputeType::BFloat16, 3);
-    train(straight, adam_s, st_s, ComputeType::Float32, 2);
+    Run straight(c, 7);
+    straight.train(batch, ComputeType::Float32, 3);
+    straight.train(batch, ComputeType::BFloat16, 3);
+    straight.train(batch, ComputeType::Float32, 2);
     // The same, stopped and resumed from a checkpoint at each change of type.
-    Model first = random_model(c, 7);
-    Adam adam_1(first, AdamOptions{});
-    TrainState st;
-    train(first, adam_1, st, ComputeType::Float32, 3);
-    const std::string ck1 = save_checkpoint(dir.path, first, adam_1, st, 5);
-    Model second = random_model(c, 99);
-    Adam adam_2(second, AdamOptions{});
-    TrainState st2;
-    load_checkpoint(ck1, second, adam_2, st2);
-    CHECK(gradients(second) == gradients(first));
-    train(second, adam_2, st2, ComputeType::BFloat16, 3);
-    const std::string ck2 = save_checkpoint(dir.path, second, adam_2, st2, 5);
-    Model third = random_model(c, 98);
-    Adam adam_3(third, AdamOptions{});
-    TrainState st3;
-    load_checkpoint(ck2, third, adam_3, st3);
-    CHECK(st3.step == 6);
-    CHECK(gradients(third) == gradients(second));  // the bfloat16 segment's weights, float32 in the file
-    train(third, adam_3, st3, ComputeType::Float32, 2);
-    CHECK(gradients(third) == gradients(straight));
+    Run first(c, 7);
+    first.train(batch, ComputeType::Float32, 3);
+    const auto second = resumed(save_checkpoint(dir.path, first.model, first.adam, first.state, 5));
+    CHECK(gradients(second->model) == gradients(first.model));
+    second->train(batch, ComputeType::BFloat16, 3);
+    const auto third = resumed(save_checkpoint(dir.path, second->model, second->adam, second->state, 5));
+    CHECK(third->state.step == 6);
+    CHECK(gradients(third->model) == gradients(second->model));  // the bfloat16 segment's weights, float32 in the file
+    third->train(batch, ComputeType::Float32, 2);
+    CHECK(gradients(third->model) == gradients(straight.model));
     // And the bfloat16 segment did round: the same updates all in float32 end elsewhere.
-    Model all32 = random_model(c, 7);
-    Adam adam_a(all32, AdamOptions{});
-    TrainState st_a;
-    train(all32, adam_a, st_a, ComputeType::Float32, 8);
-    CHECK(gradients(all32) != gradients(straight));
+    Run all32(c, 7);
+    all32.train(batch, ComputeType::Float32, 8);
+    CHECK(gradients(all32.model) != gradients(straight.model));
 }
