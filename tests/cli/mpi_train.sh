@@ -44,6 +44,23 @@ grep -q 'tfm-train\[[123]\]: step' err && fail "a rank other than 0 logs steps" 
 [ "$(ls ranks4/checkpoints | wc -l)" -eq 3 ] && ok || fail "checkpoints of 4 ranks: $(ls ranks4/checkpoints)"
 grep -q '"batch_parts": 4' ranks4/checkpoints/step-0000000024/state.json && ok || fail "batch parts not recorded"
 
+# bfloat16 products (--compute-type, where the CPU has the units): 1 and 2 ranks still train
+# alike, and ranks agree on auto. Without the units (oneDNN's DNNL_MAX_CPU_ISA=AVX2 shows a CPU
+# so), auto on every rank trains in float32, as one process does.
+if tfm-train --src train.txt --tgt train.txt -o bf16probe "${run[@]}" --steps 1 --compute-type bfloat16 >/dev/null 2>&1; then
+    expect_status 0 "one process, bfloat16" -- tfm-train --src train.txt --tgt train.txt -o ref16 "${run[@]}" --steps 8 \
+        --threads 2 --compute-type bfloat16
+    expect_status 0 "2 ranks, bfloat16" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o ranks16 "${run[@]}" --steps 8 \
+        --compute-type bfloat16
+    same_run ref16 ranks16 "2 ranks in bfloat16 against one process"
+fi
+expect_status 0 "2 ranks, auto without the units" -- mpi 2 env DNNL_MAX_CPU_ISA=AVX2 tfm-train --src train.txt \
+    --tgt train.txt -o auto2 "${run[@]}" --steps 8 --compute-type auto
+expect_err '^tfm-train\[0\]: compute type auto: this CPU \(avx2\) has no bfloat16 units' "auto's note, once"
+[ "$(grep -c 'compute type auto' err)" -eq 1 ] && ok || fail "auto's note said $(grep -c 'compute type auto' err) times"
+expect_status 0 "one process, 8 updates" -- tfm-train --src train.txt --tgt train.txt -o ref8 "${run[@]}" --steps 8 --threads 2
+same_run ref8 auto2 "2 ranks under auto without the units against float32"
+
 # By default batches are cut into 4 parts, or a multiple of 4 and the ranks: 1, 2 and 4 ranks
 # and one process train alike without being told.
 expect_status 0 "default parts, 2 ranks" -- mpi 2 tfm-train --src train.txt --tgt train.txt -o default2 "${arch[@]}" \

@@ -46,15 +46,12 @@ inline float exp_core(float input) {
 
 }  // namespace
 
-// Independent partial sums in lanes, so that the compiler can vectorise the reductions
-// without -ffast-math (the result then depends only on n, never on threads or alignment).
-constexpr std::size_t kLanes = 16;
 
 float exp_shifted(float* y, const float* x, std::size_t n, float shift) {
-    float acc[kLanes] = {};
+    float acc[kSumLanes] = {};
     std::size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        for (std::size_t l = 0; l < kLanes; ++l) {
+    for (; i + kSumLanes <= n; i += kSumLanes) {
+        for (std::size_t l = 0; l < kSumLanes; ++l) {
             float v = exp_core(x[i + l] - shift);
             y[i + l] = v;
             acc[l] += v;
@@ -71,11 +68,11 @@ float exp_shifted(float* y, const float* x, std::size_t n, float shift) {
 }
 
 float max_of(const float* x, std::size_t n) {
-    float acc[kLanes];
+    float acc[kSumLanes];
     for (float& a : acc) a = -std::numeric_limits<float>::infinity();
     std::size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) acc[l] = x[i + l] > acc[l] ? x[i + l] : acc[l];
+    for (; i + kSumLanes <= n; i += kSumLanes)
+        for (std::size_t l = 0; l < kSumLanes; ++l) acc[l] = x[i + l] > acc[l] ? x[i + l] : acc[l];
     for (std::size_t l = 0; i < n; ++i, ++l) acc[l] = x[i] > acc[l] ? x[i] : acc[l];
     float m = acc[0];
     for (float a : acc) m = a > m ? a : m;

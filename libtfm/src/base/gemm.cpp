@@ -25,7 +25,7 @@ char* openblas_get_corename(void);
 namespace tfm {
 
 namespace {
-std::string dims(std::size_t r, std::size_t c) { return "[" + std::to_string(r) + "," + std::to_string(c) + "]"; }
+std::string shape_text(std::size_t r, std::size_t c) { return "[" + std::to_string(r) + "," + std::to_string(c) + "]"; }
 
 // Thread-count invariance. OpenBLAS computes an element of C with one of several code paths
 // depending on where its row falls in the call: the kernels take rows in groups (12 for the
@@ -99,14 +99,20 @@ ProductPrecision::~ProductPrecision() { t_precision = previous_; }
 
 ComputeType ProductPrecision::current() { return t_precision; }
 
-void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta) {
+GemmShape gemm_shape(ConstMat c, ConstMat a, Op op_a, ConstMat b, Op op_b) {
     const std::size_t m = op_a == Op::N ? a.rows : a.cols;
     const std::size_t k = op_a == Op::N ? a.cols : a.rows;
     const std::size_t kb = op_b == Op::N ? b.rows : b.cols;
     const std::size_t n = op_b == Op::N ? b.cols : b.rows;
     if (k != kb || c.rows != m || c.cols != n)
-        throw Error("gemm: shapes do not match: " + dims(a.rows, a.cols) + (op_a == Op::T ? "^T" : "") +
-                    " x " + dims(b.rows, b.cols) + (op_b == Op::T ? "^T" : "") + " -> " + dims(c.rows, c.cols));
+        throw Error("gemm: shapes do not match: " + shape_text(a.rows, a.cols) + (op_a == Op::T ? "^T" : "") +
+                    " x " + shape_text(b.rows, b.cols) + (op_b == Op::T ? "^T" : "") + " -> " + shape_text(c.rows, c.cols));
+    return {m, n, k};
+}
+
+void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta) {
+    const GemmShape shape = gemm_shape(c, a, op_a, b, op_b);  // named: clang 14 lambdas cannot capture bindings
+    const std::size_t m = shape.m, n = shape.n, k = shape.k;
     if (m == 0 || n == 0) return;
     g_flops.fetch_add(2 * std::uint64_t(m) * n * k, std::memory_order_relaxed);
     if (k == 0) {  // BLAS leaves C untouched when k == 0 only if beta == 1

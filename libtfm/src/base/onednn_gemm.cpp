@@ -23,8 +23,6 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
-std::string dims_text(std::size_t r, std::size_t c) { return "[" + std::to_string(r) + "," + std::to_string(c) + "]"; }
-
 // Rows per call: about a sixteenth of M in multiples of 16, from 32 to 512 rows (whole up to
 // 32), so that a training batch's product is enough calls to share out and each call is
 // large enough for the kernels' blocking. A function of M alone.
@@ -36,7 +34,7 @@ std::size_t slab_rows(std::size_t m) {
 
 // One call's primitive: [rows,K] x [K,N] -> [rows,N] dense; the weights [K,N] as stored:
 // row-major, or (transposed) an [N,K] row-major array read down its columns.
-struct Call {
+struct MatmulCall {
     dnnl::matmul matmul;
     dnnl::memory::desc src, weights, dst, scratch;
 };
@@ -50,17 +48,17 @@ std::uint32_t float_bits(float f) {
 
 // Primitives by shape, made once: the shapes of a training run repeat (batches of bounded
 // length). Bounded: a run of ever new shapes starts the cache afresh.
-std::shared_ptr<const Call> call_for(std::size_t rows, std::size_t n, std::size_t k, dt type, bool weights_transposed,
+std::shared_ptr<const MatmulCall> call_for(std::size_t rows, std::size_t n, std::size_t k, dt type, bool weights_transposed,
                                      float alpha, float beta) {
     static std::mutex mutex;
-    static std::map<CallKey, std::shared_ptr<const Call>> cache;
+    static std::map<CallKey, std::shared_ptr<const MatmulCall>> cache;
     const CallKey key{rows, n, k, int(type), weights_transposed, float_bits(alpha), float_bits(beta)};
     {
         const std::lock_guard<std::mutex> lock(mutex);
         const auto it = cache.find(key);
         if (it != cache.end()) return it->second;
     }
-    auto call = std::make_shared<Call>();
+    auto call = std::make_shared<MatmulCall>();
     call->src = onednn::matrix_desc(rows, k, type, k);
     call->weights = weights_transposed
                         ? dnnl::memory::desc({dnnl::memory::dim(k), dnnl::memory::dim(n)}, type, dnnl::memory::format_tag::ba)
@@ -125,13 +123,8 @@ void dense_operand(std::vector<std::uint8_t>& out, ConstMat m, Op op, dt type) {
 }  // namespace
 
 void onednn_gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta, ComputeType operands) {
-    const std::size_t m = op_a == Op::N ? a.rows : a.cols;
-    const std::size_t k = op_a == Op::N ? a.cols : a.rows;
-    const std::size_t kb = op_b == Op::N ? b.rows : b.cols;
-    const std::size_t n = op_b == Op::N ? b.cols : b.rows;
-    if (k != kb || c.rows != m || c.cols != n)
-        throw Error("gemm: shapes do not match: " + dims_text(a.rows, a.cols) + (op_a == Op::T ? "^T" : "") + " x " +
-                    dims_text(b.rows, b.cols) + (op_b == Op::T ? "^T" : "") + " -> " + dims_text(c.rows, c.cols));
+    const GemmShape shape = gemm_shape(c, a, op_a, b, op_b);  // named: clang 14 lambdas cannot capture bindings
+    const std::size_t m = shape.m, n = shape.n, k = shape.k;
     if (operands == ComputeType::Int8) throw Error("gemm: products in int8 are for packed weights only");
     if (m == 0 || n == 0) return;
     if (k == 0) {

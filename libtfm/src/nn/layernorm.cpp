@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/fast_math.hpp"
 #include "tfm/base/parallel.hpp"
 
 namespace tfm {
@@ -15,25 +16,24 @@ LayerNorm identity_layernorm(std::size_t d, float eps) {
 
 namespace {
 
-// Row statistics in float with independent lane sums (the loops vectorise without
-// -ffast-math; the order, so the result, is fixed): the mean and 1/sqrt(var + eps), two-pass.
-constexpr std::size_t kLanes = 16;
+// Row statistics in float with independent lane sums (fast_math.hpp's kSumLanes): the mean
+// and 1/sqrt(var + eps), two-pass.
 
 struct RowStats {
     float mean, inv;
 };
 
 RowStats row_stats(const float* x, std::size_t d, float eps) {
-    float s[kLanes] = {}, q[kLanes] = {};
+    float s[kSumLanes] = {}, q[kSumLanes] = {};
     std::size_t j = 0;
-    for (; j + kLanes <= d; j += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) s[l] += x[j + l];
+    for (; j + kSumLanes <= d; j += kSumLanes)
+        for (std::size_t l = 0; l < kSumLanes; ++l) s[l] += x[j + l];
     for (std::size_t l = 0; j < d; ++j, ++l) s[l] += x[j];
     float sum = 0;
     for (float v : s) sum += v;
     const float mean = sum / float(d);
-    for (j = 0; j + kLanes <= d; j += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) q[l] += (x[j + l] - mean) * (x[j + l] - mean);
+    for (j = 0; j + kSumLanes <= d; j += kSumLanes)
+        for (std::size_t l = 0; l < kSumLanes; ++l) q[l] += (x[j + l] - mean) * (x[j + l] - mean);
     for (std::size_t l = 0; j < d; ++j, ++l) q[l] += (x[j] - mean) * (x[j] - mean);
     float sq = 0;
     for (float v : q) sq += v;
@@ -96,13 +96,13 @@ void layernorm_backward(Mat dx, LayerNorm& grad, ConstMat dy, ConstMat x, const 
             const float* dyr = dy.data + i * dy.ld;
             const RowStats st = row_stats(xr, d, ln.eps);
             normalised_and_sums(xhat, gdy, dg, db, xr, dyr, g, d, st);
-            float s1[kLanes] = {}, s2[kLanes] = {};  // sum(g dy), sum(g dy xhat), in lanes
+            float s1[kSumLanes] = {}, s2[kSumLanes] = {};  // sum(g dy), sum(g dy xhat), in lanes
             std::size_t j = 0;
-            for (; j + kLanes <= d; j += kLanes)
-                for (std::size_t l = 0; l < kLanes; ++l) s1[l] += gdy[j + l], s2[l] += gdy[j + l] * xhat[j + l];
+            for (; j + kSumLanes <= d; j += kSumLanes)
+                for (std::size_t l = 0; l < kSumLanes; ++l) s1[l] += gdy[j + l], s2[l] += gdy[j + l] * xhat[j + l];
             for (std::size_t l = 0; j < d; ++j, ++l) s1[l] += gdy[j], s2[l] += gdy[j] * xhat[j];
             float m1 = 0, m2 = 0;
-            for (std::size_t l = 0; l < kLanes; ++l) m1 += s1[l], m2 += s2[l];
+            for (std::size_t l = 0; l < kSumLanes; ++l) m1 += s1[l], m2 += s2[l];
             m1 /= float(d), m2 /= float(d);
             float* dxr = dx.data + i * dx.ld;  // may alias dy: dyr is not read after this point
             for (j = 0; j < d; ++j) dxr[j] = st.inv * (gdy[j] - m1 - xhat[j] * m2);

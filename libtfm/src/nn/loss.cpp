@@ -13,16 +13,15 @@ namespace tfm {
 
 namespace {
 
-constexpr std::size_t kLanes = 16;  // independent partial sums: the loops vectorise, the order is fixed
 constexpr std::size_t kRows = 64;   // rows per task; the bias gradient is summed per task
 
 // z = x + b (a copy of x when b is null); returns max(z) and adds sum(z) to *sum.
 float max_and_sum(float* z, const float* x, const float* b, std::size_t n, double* sum) {
-    float mx[kLanes], s[kLanes] = {};
-    std::fill(mx, mx + kLanes, -std::numeric_limits<float>::infinity());
+    float mx[kSumLanes], s[kSumLanes] = {};
+    std::fill(mx, mx + kSumLanes, -std::numeric_limits<float>::infinity());
     std::size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) {
+    for (; i + kSumLanes <= n; i += kSumLanes)
+        for (std::size_t l = 0; l < kSumLanes; ++l) {
             const float v = b ? x[i + l] + b[i + l] : x[i + l];
             z[i + l] = v;
             mx[l] = v > mx[l] ? v : mx[l];
@@ -35,7 +34,7 @@ float max_and_sum(float* z, const float* x, const float* b, std::size_t n, doubl
         s[l] += v;
     }
     float m = mx[0];
-    for (std::size_t l = 0; l < kLanes; ++l) {
+    for (std::size_t l = 0; l < kSumLanes; ++l) {
         m = mx[l] > m ? mx[l] : m;
         *sum += double(s[l]);
     }

@@ -7,6 +7,11 @@
 
 namespace tfm {
 
+// Reductions sum in this many independent partial sums ("lanes"), so that the compiler
+// vectorises them without -ffast-math and the order, so the result, depends only on n, never
+// on threads or alignment (softmax, LayerNorm, the loss).
+constexpr std::size_t kSumLanes = 16;
+
 // y[i] = exp(x[i] - shift); returns the sum of y. x and y may alias.
 float exp_shifted(float* y, const float* x, std::size_t n, float shift);
 

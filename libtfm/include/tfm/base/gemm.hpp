@@ -31,6 +31,12 @@ inline ConstMat mat(const float* data, std::size_t rows, std::size_t cols) { ret
 
 enum class Op { N, T };  // use the matrix as is, or transposed
 
+// The M, N, K of C = op(A) op(B); throws tfm::Error naming the shapes when they do not fit.
+struct GemmShape {
+    std::size_t m, n, k;
+};
+GemmShape gemm_shape(ConstMat c, ConstMat a, Op op_a, ConstMat b, Op op_b);
+
 // C = alpha * op(A) * op(B) + beta * C; shapes are checked (throws tfm::Error).
 // The same bits for any thread count: the calls a product is split into (columns in blocks
 // fixed by n, rows in slabs that start at multiples of gemm_row_quantum()) depend on its
