@@ -8,8 +8,8 @@
 #include "common/checks.hpp"
 #include "report.hpp"
 #include "tfm/base/compute_type.hpp"
-#include "tfm/base/error.hpp"
 #include "tfm/model/config.hpp"
+#include "tfm/train/trainer.hpp"
 
 namespace tfm::bench_tool {
 
@@ -49,16 +49,12 @@ Subcommand add_train(CLI::App& app, Common& common) {
             if (!sub->count("--heads")) opt.heads = c.encoder_heads;
             if (!sub->count("--ffn")) opt.ffn = c.encoder_ffn;
         }
+        // Chosen as tfm-train chooses (auto: bfloat16 where the CPU has the units; the row then
+        // names what ran).
         std::vector<ComputeType> types;
-        for (const std::string& name : split_commas(f->compute)) {
-            if (name != "float32" && name != "bfloat16" && name != "auto")
-                throw UsageError("--compute-type: '" + name + "' is none of float32, bfloat16, auto");
-            const ComputeType t = name == "auto" && !compute_type_supported(ComputeType::BFloat16)
-                                      ? ComputeType::Float32
-                                      : name == "auto" ? ComputeType::BFloat16 : parse_compute_type(name);
-            require_compute_type(t);
-            types.push_back(t);
-        }
+        Collective alone;
+        for (const std::string& name : split_commas(f->compute))
+            types.push_back(choose_training_compute(name, alone, [](const std::string&) {}));
         double ref = print_header(common);
         opt.timing = common.timing();
         Table t({"compute_type", "peak_gflops", "layers", "D", "H", "F", "V", "pairs", "length", "median_s",

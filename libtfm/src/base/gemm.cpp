@@ -110,16 +110,17 @@ GemmShape gemm_shape(ConstMat c, ConstMat a, Op op_a, ConstMat b, Op op_b) {
     return {m, n, k};
 }
 
+void scale_for_empty_product(Mat c, float beta) {
+    for (std::size_t i = 0; i < c.rows; ++i)
+        for (std::size_t j = 0; j < c.cols; ++j) c.data[i * c.ld + j] = beta == 0.0f ? 0.0f : beta * c.data[i * c.ld + j];
+}
+
 void gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, float beta) {
     const GemmShape shape = gemm_shape(c, a, op_a, b, op_b);  // named: clang 14 lambdas cannot capture bindings
     const std::size_t m = shape.m, n = shape.n, k = shape.k;
     if (m == 0 || n == 0) return;
     g_flops.fetch_add(2 * std::uint64_t(m) * n * k, std::memory_order_relaxed);
-    if (k == 0) {  // BLAS leaves C untouched when k == 0 only if beta == 1
-        for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < n; ++j) c.data[i * c.ld + j] = beta == 0.0f ? 0.0f : beta * c.data[i * c.ld + j];
-        return;
-    }
+    if (k == 0) return scale_for_empty_product(c, beta);
     if (t_precision == ComputeType::BFloat16) {
         // The CPU's bf16 units through oneDNN where it has them; elsewhere (tests on any CPU)
         // the same arithmetic: the operands rounded once, then multiplied as in float32.

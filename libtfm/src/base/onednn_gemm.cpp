@@ -127,11 +127,7 @@ void onednn_gemm(Mat c, ConstMat a, Op op_a, ConstMat b, Op op_b, float alpha, f
     const std::size_t m = shape.m, n = shape.n, k = shape.k;
     if (operands == ComputeType::Int8) throw Error("gemm: products in int8 are for packed weights only");
     if (m == 0 || n == 0) return;
-    if (k == 0) {
-        for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < n; ++j) c.data[i * c.ld + j] = beta == 0.0f ? 0.0f : beta * c.data[i * c.ld + j];
-        return;
-    }
+    if (k == 0) return scale_for_empty_product(c, beta);
     const dt type = operands == ComputeType::BFloat16 ? dt::bf16 : dt::f32;
     const std::size_t elem = type == dt::bf16 ? 2 : 4;
     // The operands once, dense, in the operand type: A16 [M,K]; B16 as B is stored ([K,N], or

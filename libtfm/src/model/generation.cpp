@@ -61,7 +61,7 @@ GenerationConfig load_generation_config(const std::string& dir, const ModelConfi
     if (json_has(j, "bad_words_ids")) g.bad_words_ids = bad_words(j, c, path);
     if (json_has(j, "forced_eos_token_id"))
         g.forced_eos_token_id = json_int(j, "forced_eos_token_id", 0, std::int64_t(c.target_vocab()) - 1, path);
-    if (json_has(j, "forced_bos_token_id") && !j["forced_bos_token_id"].is_null())
+    if (json_has(j, "forced_bos_token_id"))  // null (as many configs say) is absent
         g.forced_bos_token_id = json_int(j, "forced_bos_token_id", 0, std::int64_t(c.target_vocab()) - 1, path);
     return g;
 }

@@ -36,6 +36,9 @@ struct GemmShape {
     std::size_t m, n, k;
 };
 GemmShape gemm_shape(ConstMat c, ConstMat a, Op op_a, ConstMat b, Op op_b);
+// The product when K is 0: C = beta * C, and 0 when beta is 0 whatever C held (BLAS would
+// leave C untouched, which is right only for beta = 1).
+void scale_for_empty_product(Mat c, float beta);
 
 // C = alpha * op(A) * op(B) + beta * C; shapes are checked (throws tfm::Error).
 // The same bits for any thread count: the calls a product is split into (columns in blocks
