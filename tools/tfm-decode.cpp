@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "common/compute_type_option.hpp"
+#include "common/input_options.hpp"
 #include "common/decode_flags.hpp"
 #include "common/model_option.hpp"
 #include "common/tool.hpp"
@@ -17,13 +18,15 @@ int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-decode", "Decode encoder memories with greedy or beam search: one line per record.",
         "  echo 'ein Haus am See' | tfm-encode -m model | tfm-decode -m model\n"
         "  tfm-decode -m model --beam 1 < memory.npy            # greedy\n"
-        "  tfm-decode -m model --n-best 4 --beam 4 < memory.npy  # 'index ||| text ||| F0= ... ||| score'\n");
+        "  tfm-decode -m model --n-best 4 --beam 4 < memory.npy  # 'index ||| text ||| F0= ... ||| score'\n"
+        "  tfm-encode -m nllb --source-lang deu_Latn < de.txt | tfm-decode -m nllb --target-lang eng_Latn\n");
     CLI::App& app = tool.app();
     tool.rename_option("--ids", "--output-ids");
-    std::string model_dir, source_text;
+    std::string model_dir, source_text, target_lang;
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_decode_flags(app, flags);
+    tfm::tool::add_target_lang_option(app, target_lang);
     std::string compute_type;
     tfm::tool::add_compute_type_option(app, compute_type);
     app.add_option("--source-text", source_text,
@@ -35,6 +38,14 @@ int main(int argc, char** argv) {
         tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir), tfm::tool::compute_type(compute_type));
         tfm::tool::apply_generation(opt, flags, md.generation);
+        if (!target_lang.empty()) {
+            if (!md.tokenizer.has_language_tokens())
+                throw tfm::UsageError("--target-lang " + target_lang + ": this model reads its target code from the "
+                                      "source: give --target-lang to tfm-encode");
+            opt.forced_first_all = md.tokenizer.language_id(target_lang, "--target-lang");
+        } else if (md.tokenizer.has_language_tokens() && !opt.forced_first_all) {
+            tool.warn("no --target-lang: the first output token, the target language's, is not forced");
+        }
         tfm::Input in(STDIN_FILENO);
         tfm::MemoryReader reader(in, md.model.config.d_model);
         tfm::Output out(STDOUT_FILENO);

@@ -31,14 +31,15 @@ int main(int argc, char** argv) {
         "  tfm-encode -m bert-dir --pool mean < corpus.txt > corpus.npy      # sentence vectors\n"
         "  paste a.txt b.txt | tfm-encode -m bert-dir --pairs --pool cls > pairs.npy\n");
     CLI::App& app = tool.app();
-    std::string target_lang, model_dir, attention_out, layers_spec = "all", pieces_out;
+    tfm::tool::LanguageFlags langs;
+    std::string model_dir, attention_out, layers_spec = "all", pieces_out;
     bool ids = false, strict = false, pairs = false;
     std::string pool, compute_type;
     std::size_t max_input = 0;
     std::size_t batch = 32, window = 0;
     int threads = 0;
     tfm::tool::add_model_option(app, model_dir);
-    tfm::tool::add_target_lang_option(app, target_lang);
+    tfm::tool::add_language_options(app, langs);
     tfm::tool::add_input_ids_flag(app, ids);
     tool.rename_option("--ids", "--input-ids");
     tfm::tool::add_input_limit_options(app, max_input, strict);
@@ -66,7 +67,9 @@ int main(int argc, char** argv) {
         if (!bert && pairs) throw tfm::UsageError("--pairs is for BERT-layout models (segments 0 and 1)");
         if (bert && ids) throw tfm::UsageError("--input-ids is not for BERT-layout models: give text");
         if (bert && !compute_type.empty()) throw tfm::UsageError("--compute-type is for translation models, not BERT-layout ones");
-        if (bert && !target_lang.empty()) throw tfm::UsageError("--target-lang is for multi-target translation models");
+        if (bert && (!langs.target.empty() || !langs.source.empty()))
+            throw tfm::UsageError(std::string(langs.target.empty() ? "--source-lang" : "--target-lang") +
+                                  " is for multilingual translation models");
         std::optional<tfm::ModelDir> md;
         std::optional<tfm::BertDir> bd;
         if (bert) bd.emplace(tfm::load_bert_dir(dir));
@@ -110,7 +113,11 @@ int main(int argc, char** argv) {
             bert_reader.emplace(in, bd->tokenizer, c.max_positions, pairs, strict, max_input, warn);
         } else {
             reader.emplace(in, md->tokenizer, c, ids, strict, warn);
-            reader->prefix = md->tokenizer.target_lang_prefix(target_lang);
+            const tfm::tool::Languages languages = tfm::tool::apply_languages(*md, langs, warn);
+            if (languages.forced)
+                throw tfm::UsageError("--target-lang " + langs.target + ": on this model the target language is "
+                                      "chosen when decoding: give it to tfm-decode (or use tfm-translate)");
+            reader->prefix = languages.prefix;
             reader->max_tokens = max_input;
         }
         const std::size_t w = tfm::tool::read_ahead(window, batch);

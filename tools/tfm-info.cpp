@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
     std::string model_dir;
     bool langs_only = false;
     tfm::tool::add_model_option(app, model_dir);
-    app.add_flag("--target-languages", langs_only, "Print only the model's target-language codes, one per line");
+    app.add_flag("--target-languages", langs_only,
+                 "Print only the model's target-language codes, one per line (NLLB-200, M2M100: its languages)");
     return tool.run(argc, argv, [&] {
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
         const tfm::ModelConfig& c = md.model.config;
@@ -96,7 +97,12 @@ int main(int argc, char** argv) {
                                 id_text(md.tokenizer, md.tokenizer.unk_id()));
         std::string l;
         for (const auto& code : langs) l += (l.empty() ? "" : " ") + code;
-        line("target languages", langs.empty() ? "none (no >>xx<< codes)" : std::to_string(langs.size()) + ": " + l);
+        if (md.tokenizer.has_language_tokens()) {
+            line("languages", std::to_string(langs.size()) + " (--source-lang, --target-lang): " + l);
+            line("source language", md.tokenizer.source_language() + " unless --source-lang says otherwise");
+        } else {
+            line("target languages", langs.empty() ? "none (no >>xx<< codes)" : std::to_string(langs.size()) + ": " + l);
+        }
         tfm::tool::DecodeFlags defaults;
         tfm::DecodeOptions opt = tfm::tool::decode_options(defaults);
         tfm::tool::apply_generation(opt, defaults, md.generation);

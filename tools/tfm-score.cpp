@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
         "  tfm-score -m model --tokens src.txt hyp.txt    # each token's log-probability after a tab\n"
         "  tfm-score -m model --alignment hard src.txt ref.txt   # 'score ||| 0-0 1-2 ...' (forced alignment)\n");
     CLI::App& app = tool.app();
-    std::string model_dir, target_lang, source = "-", target;
+    std::string model_dir, source = "-", target;
+    tfm::tool::LanguageFlags langs;
     bool normalize = false, tokens = false, ids = false;
     std::size_t batch = 32, window = 0;
     int threads = 0;
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
     tfm::tool::add_model_option(app, model_dir);
     tfm::tool::add_alignment_flags(app, alignment);
     tfm::tool::add_compute_type_option(app, compute_type);
-    tfm::tool::add_target_lang_option(app, target_lang);
+    tfm::tool::add_language_options(app, langs);
     app.add_option("source", source, "Source lines (gzip ok); without TARGET: 'source<TAB>target' lines (default: stdin)");
     app.add_option("target", target, "Target lines, line-aligned with SOURCE");
     tfm::tool::add_input_ids_flag(app, ids);
@@ -46,7 +47,15 @@ int main(int argc, char** argv) {
         tfm::set_num_threads(threads);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir), tfm::tool::compute_type(compute_type));
         const auto attention = alignment.attention();
-        tfm::PairReader reader(source, target, md.tokenizer, md.model.config, ids, md.tokenizer.target_lang_prefix(target_lang));
+        const tfm::tool::Languages languages =
+            tfm::tool::apply_languages(md, langs, [&](const std::string& w) { tool.warn(w); });
+        tfm::PairReader reader(source, target, md.tokenizer, md.model.config, ids, languages.prefix);
+        if (md.tokenizer.has_language_tokens() && !ids) {
+            reader.target_language = languages.forced ? *languages.forced : md.generation.forced_bos_token_id.value_or(-1);
+            if (reader.target_language < 0)
+                throw tfm::UsageError("--target-lang: this model's targets start with their language's token; name "
+                                      "the language (tfm-info --target-languages lists them)");
+        }
         tfm::Output out(STDOUT_FILENO);
         const std::size_t w = tfm::tool::read_ahead(window, batch);
         for (;;) {

@@ -22,15 +22,17 @@ int main(int argc, char** argv) {
         "  tfm-translate -m model --beam 4 < test.de > test.hyp.en\n"
         "  tfm-translate -m model --n-best 4 < test.de            # Moses n-best lines\n"
         "  tfm-translate -m model --alignment hard < test.de      # 'text ||| 0-0 1-2 ...'\n"
-        "  tfm-translate -m model --format jsonl --alignment soft < test.de\n");
+        "  tfm-translate -m model --format jsonl --alignment soft < test.de\n"
+        "  tfm-translate -m nllb-200-distilled-600M --source-lang deu_Latn --target-lang fra_Latn < test.de\n");
     CLI::App& app = tool.app();
-    std::string target_lang, model_dir;
+    std::string model_dir;
+    tfm::tool::LanguageFlags langs;
     bool strict = false, ids_in = false;
     std::size_t max_input = 0;
     std::string compute_type;
     tfm::tool::DecodeFlags flags;
     tfm::tool::add_model_option(app, model_dir);
-    tfm::tool::add_target_lang_option(app, target_lang);
+    tfm::tool::add_language_options(app, langs);
     tfm::tool::add_input_limit_options(app, max_input, strict);
     tfm::tool::add_input_ids_flag(app, ids_in);
     tool.rename_option("--ids", "--output-ids");
@@ -45,9 +47,13 @@ int main(int argc, char** argv) {
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
         const tfm::OutputFormat format = flags.output_format();
-        tfm::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict,
-                                       [&](const std::string& w) { tool.warn(w); }};
-        reader.prefix = md.tokenizer.target_lang_prefix(target_lang);
+        auto warn = [&](const std::string& w) { tool.warn(w); };
+        const tfm::tool::Languages languages = tfm::tool::apply_languages(md, langs, warn);
+        if (languages.forced) opt.forced_first_all = languages.forced;
+        tfm::SourceReader reader{in, md.tokenizer, md.model.config, ids_in, strict, warn};
+        reader.prefix = languages.prefix;
+        reader.line_targets = md.tokenizer.has_language_tokens();  // ">>code<<" lines choose their own
+        reader.need_target = reader.line_targets && !opt.forced_first_all;
         reader.max_tokens = max_input;
         reader.spell = flags.replace_unk;
         std::optional<tfm::PrefixReader> prefixes;
@@ -57,6 +63,7 @@ int main(int argc, char** argv) {
             auto sources = reader.next_window(tfm::tool::read_ahead(flags));
             if (sources.empty()) break;
             opt.first_index = first;
+            opt.forced_first = reader.targets;
             if (prefixes) opt.prefixes = prefixes->next(sources.size());
             auto results = tfm::translate_sources(md.model, sources, opt);
             for (std::size_t i = 0; i < results.size(); ++i)

@@ -150,15 +150,17 @@ TEST_CASE("m2m_100: the forced first token of generation_config.json, greedy ids
         CHECK(hyps[b][0].ids.front() == 5);
         CHECK(hyps[b][0].token_logprobs.front() == 0.0f);
     }
-    // Given per source, the forced token wins over the directory's.
+    // Given per source, the forced token wins over the directory's; a source without one
+    // (negative) gets the directory's; with neither, a source searches freely.
     o.forced_first = {7, -1, 7};
     const auto per_line = translate_sources(m, sources, o);
     CHECK(per_line[0][0].ids.front() == 7);
     CHECK(per_line[2][0].ids.front() == 7);
-    CHECK(per_line[1][0].ids == translate_sources(m, {sources[1]}, [&] {
-              DecodeOptions free = o;
-              free.forced_first.clear();
-              free.forced_first_all.reset();
-              return free;
-          }())[0][0].ids);
+    CHECK(per_line[1][0].ids == hyps[1][0].ids);
+    DecodeOptions free = o;
+    free.forced_first_all.reset();
+    const auto unforced = translate_sources(m, sources, free);
+    CHECK(unforced[0][0].ids.front() == 7);
+    free.forced_first.clear();
+    CHECK(unforced[1][0].ids == translate_sources(m, {sources[1]}, free)[0][0].ids);
 }

@@ -17,6 +17,7 @@ void apply_generation(DecodeOptions& o, const GenerationConfig& g, const GivenSe
     o.search.bad_words = g.bad_words_ids;
     if (g.forced_eos_token_id) o.search.eos_forced_at = o.max_len;  // HF: at max_length
     if (g.forced_bos_token_id && o.forced_first.empty()) o.forced_first_all = *g.forced_bos_token_id;
+    if (g.early_stopping) o.search.early_stopping = *g.early_stopping;
 }
 
 }  // namespace tfm

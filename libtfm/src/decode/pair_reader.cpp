@@ -61,7 +61,7 @@ IdPair PairReader::to_ids(const std::string& source, const std::string& target) 
                             " bytes, more than the " + std::to_string(budget) + " read for the model's " +
                             std::to_string(c.max_positions) + " positions");
         p.source = tokenizer_.encode(with_target_lang(prefix_, source));
-        p.target = tokenizer_.encode_target(target);
+        p.target = tokenizer_.encode_target(target, target_language);
     }
     for (const auto* side : {&p.source, &p.target})
         if (side->size() > c.max_positions)

@@ -190,6 +190,20 @@ std::int64_t draw(const float* logprobs, std::size_t vocab, const SamplingOption
     return cand[w.size() - 1].second;
 }
 
+// Whether sentence b, with `finished` (at least beam of them), is done after a step whose best
+// candidate has log-probability best and `len` tokens (HF's BeamHypotheses.is_done).
+bool beam_done(const std::vector<Hypothesis>& finished, double best, std::size_t len, std::size_t b,
+               const SearchOptions& opt) {
+    if (opt.early_stopping == EarlyStopping::True) return true;
+    std::vector<double> scores;
+    for (const Hypothesis& h : finished) scores.push_back(h.score);
+    // The worst of the beam best: HF keeps only those.
+    std::nth_element(scores.begin(), scores.begin() + long(opt.beam - 1), scores.end(), std::greater<>());
+    const double worst = scores[opt.beam - 1];
+    if (opt.early_stopping == EarlyStopping::Never && opt.alpha > 0) len = std::max(len, opt.max_len[b]);
+    return worst >= best / length_penalty(opt.penalty, opt.alpha, len);
+}
+
 // Best first; ties by fewer tokens, then by token ids, so the order is deterministic.
 void sort_hypotheses(std::vector<Hypothesis>& hs) {
     std::stable_sort(hs.begin(), hs.end(), [](const Hypothesis& a, const Hypothesis& b) {
@@ -346,7 +360,8 @@ std::vector<std::vector<Hypothesis>> beam_search(StepFunction& f, std::size_t ba
                 parents.push_back(c.row);
                 ++kept;
             }
-            if (finished[b].size() >= beam) done[b] = true;
+            if (finished[b].size() >= beam) done[b] = beam_done(finished[b], cb.front().logp,
+                                                                live[cb.front().row].path.ids.size() + 1, b, opt);
         }
         // Hypotheses of finished sentences leave; those at the length limit are final.
         std::vector<Live> keep;

@@ -122,8 +122,9 @@ void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const Tok
     so.sample_ids.clear();
     for (std::size_t b = 0; b < idx.size(); ++b) {
         std::size_t limit = output_limit(m.config, src.lengths[b], opt);
-        const std::int64_t forced = idx[b] < opt.forced_first.size() ? opt.forced_first[idx[b]]
-                                                                     : opt.forced_first_all.value_or(-1);
+        const std::int64_t forced = idx[b] < opt.forced_first.size() && opt.forced_first[idx[b]] >= 0
+                                        ? opt.forced_first[idx[b]]
+                                        : opt.forced_first_all.value_or(-1);
         if (forced >= 0) {
             so.forced_first.resize(idx.size(), -1);
             so.forced_first[b] = forced;

@@ -3,6 +3,7 @@
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/io/json.hpp"
+#include "tfm/nn/posenc.hpp"
 
 namespace tfm {
 
@@ -34,7 +35,8 @@ std::vector<std::vector<std::int64_t>> bad_words(const Json& j, const ModelConfi
 }
 
 bool has_generation_keys(const Json& j) {
-    for (const char* k : {"num_beams", "max_length", "min_length", "length_penalty", "bad_words_ids", "forced_bos_token_id"})
+    for (const char* k : {"num_beams", "max_length", "min_length", "length_penalty", "bad_words_ids", "forced_bos_token_id",
+                          "early_stopping"})
         if (json_has(j, k)) return true;
     return false;
 }
@@ -47,7 +49,11 @@ GenerationConfig load_generation_config(const std::string& dir, const ModelConfi
     const Json j = read_json_file(path, std::size_t(1) << 20);
     if (!j.is_object()) throw Error(path + ": not a JSON object");
     GenerationConfig g;
-    if (!has_generation_keys(j) && path == dir + "/config.json") return g;
+    const bool m2m = c.positions == PositionKind::SinusoidalFairseq;  // model_type m2m_100
+    if (!has_generation_keys(j) && path == dir + "/config.json") {
+        if (m2m) g.early_stopping = EarlyStopping::False;
+        return g;
+    }
     g.source = path;
     auto size = [&](const char* key, std::int64_t lo) -> std::optional<std::size_t> {
         if (!json_has(j, key)) return std::nullopt;
@@ -63,6 +69,14 @@ GenerationConfig load_generation_config(const std::string& dir, const ModelConfi
         g.forced_eos_token_id = json_int(j, "forced_eos_token_id", 0, std::int64_t(c.target_vocab()) - 1, path);
     if (json_has(j, "forced_bos_token_id"))  // null (as many configs say) is absent
         g.forced_bos_token_id = json_int(j, "forced_bos_token_id", 0, std::int64_t(c.target_vocab()) - 1, path);
+    if (json_has(j, "early_stopping")) {
+        const Json& e = j["early_stopping"];
+        if (e.is_boolean()) g.early_stopping = e.get<bool>() ? EarlyStopping::True : EarlyStopping::False;
+        else if (e == "never") g.early_stopping = EarlyStopping::Never;
+        else throw Error(path + ": early_stopping is " + json_excerpt(e) + ", not true, false or \"never\"");
+    } else if (m2m) {
+        g.early_stopping = EarlyStopping::False;
+    }
     return g;
 }
 
@@ -78,6 +92,8 @@ std::string generation_config_json(const GenerationConfig& g, const ModelConfig&
     if (!g.bad_words_ids.empty()) j["bad_words_ids"] = g.bad_words_ids;
     if (g.forced_eos_token_id) j["forced_eos_token_id"] = *g.forced_eos_token_id;
     if (g.forced_bos_token_id) j["forced_bos_token_id"] = *g.forced_bos_token_id;
+    if (g.early_stopping)
+        j["early_stopping"] = *g.early_stopping == EarlyStopping::Never ? Json("never") : Json(*g.early_stopping == EarlyStopping::True);
     return j.dump(2) + "\n";
 }
 

@@ -67,6 +67,13 @@ void copy_tokenizer(const std::string& from, const std::string& dir) {
     const TokenizerFiles f = tokenizer_files(from);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
         throw Error(dir + ": cannot create directory: " + std::strerror(errno));
+    if (f.fairseq) {  // NLLB, M2M100: the files keep transformers' names
+        std::vector<std::string> files = f.extra;
+        files.push_back(f.source);
+        if (!f.vocab.empty()) files.push_back(f.vocab);
+        for (const auto& path : files) write_file_atomic(dir + path.substr(path.rfind('/')), read_all(path));
+        return;
+    }
     install_spm(dir, f.source, f.target);
     if (!f.vocab.empty()) write_file_atomic(dir + "/vocab.json", read_all(f.vocab));
     if (!f.target_vocab.empty()) write_file_atomic(dir + "/target_vocab.json", read_all(f.target_vocab));

@@ -12,8 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tfm/base/close_matches.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
+#include "tfm/model/language_tokens.hpp"
 #include "tfm/io/json.hpp"
 #include "tfm/io/line_reader.hpp"
 #include "tfm/base/utf8.hpp"
@@ -40,10 +42,26 @@ struct Tokenizer::Impl {
     sentencepiece::SentencePieceProcessor source, target;
     std::optional<VocabMap> source_vocab, target_vocab;  // both set, or neither
     std::int64_t unk = 0, eos = 0, pad = 0, start = 0;
+    // NLLB and M2M100: the language tokens, the source's, and every id decoding drops besides
+    // eos, pad, start and <unk> (<s>, the languages, <mask>), sorted.
+    std::optional<LanguageTokens> languages;
+    std::int64_t source_language = -1;
+    std::vector<std::int64_t> dropped;
+    bool fairseq_offset = false;  // NLLB: SentencePiece id + 1, its <unk> (0) -> unk
 
     // ids of line's pieces then eos; spell, when set, receives how the line spells each.
+    // language, when not negative, is the line's language token (a model with language tokens).
     std::vector<std::int64_t> encode(const sentencepiece::SentencePieceProcessor& sp, const std::optional<VocabMap>& map,
-                                     std::string_view line, std::vector<TokenSpelling>* spell = nullptr) const;
+                                     std::string_view line, std::vector<TokenSpelling>* spell = nullptr,
+                                     std::int64_t language = -1) const;
+    std::int64_t piece_id(const std::optional<VocabMap>& map, const std::string& piece, int spm_id) const {
+        if (map) return map->id(piece);
+        if (fairseq_offset) return spm_id > 0 ? spm_id + 1 : unk;
+        return spm_id;
+    }
+    bool drops(std::int64_t id) const {
+        return id == eos || id == pad || id == start || id == unk || std::binary_search(dropped.begin(), dropped.end(), id);
+    }
 };
 
 Tokenizer::Tokenizer() : impl_(std::make_unique<Impl>()) {}
@@ -113,14 +131,66 @@ std::pair<std::string, std::string> split_language_code(const std::string& line)
 bool is_language_code(std::string_view piece) { return !piece.empty() && code_end(piece, 0) == piece.size(); }
 
 TokenizerFiles tokenizer_files(const std::string& dir) {
-    TokenizerFiles f{dir + "/source.spm", dir + "/target.spm", dir + "/vocab.json", dir + "/target_vocab.json"};
-    if (!path_present(f.source) && !path_present(f.target)) f.source = f.target = dir + "/spm.model";
+    TokenizerFiles f{dir + "/source.spm", dir + "/target.spm", dir + "/vocab.json", dir + "/target_vocab.json", false, {}};
+    if (!path_present(f.source) && !path_present(f.target)) {
+        f.source = f.target = dir + "/spm.model";
+        if (!path_present(f.source) && path_present(dir + "/sentencepiece.bpe.model")) {
+            f.source = f.target = dir + "/sentencepiece.bpe.model";
+            f.fairseq = true;
+            for (const char* name : {"tokenizer_config.json", "special_tokens_map.json", "tokenizer.json", "added_tokens.json"})
+                if (path_present(dir + "/" + name)) f.extra.push_back(dir + "/" + name);
+        }
+    }
     if (!path_present(f.source)) throw Error(dir + ": missing source.spm (the SentencePiece model of the source language)");
     if (!path_present(f.target)) throw Error(dir + ": missing target.spm (the SentencePiece model of the target language)");
     if (!path_present(f.vocab)) f.vocab.clear();
     if (!path_present(f.target_vocab)) f.target_vocab.clear();
     return f;
 }
+
+namespace {
+
+// NLLB's or M2M100's tokenizer: one SentencePiece model for both sides, fairseq's dictionary
+// (NLLB: SentencePiece's ids + 1 after <s> <pad> </s> <unk>; M2M100: vocab.json), then the
+// language tokens.
+void load_fairseq(Tokenizer::Impl& s, const std::string& dir, const TokenizerFiles& files, const ModelConfig& config) {
+    if (!config.share_embeddings || config.source_vocab() != config.target_vocab())
+        throw Error(dir + ": sentencepiece.bpe.model serves both sides, but the model has separate vocabularies");
+    const std::size_t vocab = config.source_vocab();
+    const FairseqTokenizer kind = fairseq_tokenizer_kind(dir);
+    std::int64_t first_free = 0;
+    if (kind == FairseqTokenizer::M2m100) {
+        if (files.vocab.empty()) throw Error(dir + ": an M2M100 tokenizer needs vocab.json beside sentencepiece.bpe.model");
+        s.source_vocab = load_vocab(files.vocab, vocab, "vocab_size");
+        first_free = std::int64_t(s.source_vocab->ids.size());
+        s.unk = s.source_vocab->unk;
+    } else {
+        if (!files.vocab.empty()) throw Error(files.vocab + ": an NLLB tokenizer (tokenizer_class NllbTokenizer) has no vocab.json");
+        s.fairseq_offset = true;
+        first_free = std::int64_t(s.source.GetPieceSize()) + 1;
+        if (std::size_t(first_free) > vocab)
+            throw Error(files.source + ": " + std::to_string(s.source.GetPieceSize()) + " pieces (+1), more than vocab_size=" +
+                        std::to_string(vocab));
+        s.unk = 3;
+    }
+    s.languages = read_language_tokens(dir, kind, first_free, vocab);
+    const LanguageTokens& l = *s.languages;
+    if (s.source_vocab) {
+        for (std::size_t i = 0; i < l.codes.size(); ++i) {  // transformers looks language tokens up first
+            const std::string token = l.token(i);
+            s.source_vocab->ids[token] = l.ids[i];
+            s.source_vocab->pieces[std::size_t(l.ids[i])] = token;
+        }
+        s.target_vocab = s.source_vocab;
+    }
+    s.dropped = l.ids;
+    if (l.mask >= 0) s.dropped.push_back(l.mask);
+    s.dropped.push_back(kind == FairseqTokenizer::Nllb ? 0 : s.source_vocab->id("<s>"));  // bos
+    std::sort(s.dropped.begin(), s.dropped.end());
+    s.source_language = l.id(l.default_source);
+}
+
+}  // namespace
 
 Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
     Tokenizer t;
@@ -132,6 +202,10 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
     s.eos = config.eos_id;
     s.pad = config.pad_id;
     s.start = config.decoder_start_id;
+    if (files.fairseq) {
+        load_fairseq(s, dir, files, config);
+        return t;
+    }
     if (!files.vocab.empty()) {
         s.source_vocab = load_vocab(files.vocab, config.source_vocab(), "vocab_size");
         if (!files.target_vocab.empty())
@@ -161,6 +235,7 @@ Tokenizer Tokenizer::load(const std::string& dir, const ModelConfig& config) {
 std::int64_t Tokenizer::unk_id() const { return impl_->unk; }
 
 std::vector<std::string> Tokenizer::target_languages() const {
+    if (impl_->languages) return impl_->languages->codes;
     std::vector<std::string> out;
     if (!impl_->source_vocab) return out;
     for (const auto& [piece, id] : impl_->source_vocab->ids)
@@ -169,15 +244,63 @@ std::vector<std::string> Tokenizer::target_languages() const {
     return out;
 }
 
+namespace {
+
+// "what: not one of the model's N languages; closest: a b c (tfm-info -m DIR --target-languages lists them)".
+std::string unknown_language(const std::string& what, const std::string& code, const std::vector<std::string>& langs) {
+    std::string msg = what + ": " + (code.empty() ? "an empty code" : code) + " is not one of the model's " +
+                      std::to_string(langs.size()) + " languages";
+    const auto near = close_matches(code, langs);
+    if (!near.empty()) {
+        msg += "; closest:";
+        for (const auto& n : near) msg += " " + n;
+    }
+    return msg + " (tfm-info --target-languages lists them)";
+}
+
+}  // namespace
+
 std::string Tokenizer::target_lang_prefix(const std::string& lang) const {
-    if (lang.empty()) return "";
+    if (lang.empty() || impl_->languages) return "";
     const auto langs = target_languages();
     if (std::find(langs.begin(), langs.end(), lang) != langs.end()) return ">>" + lang + "<< ";
     if (langs.empty()) throw UsageError("--target-lang " + lang + ": this model has no target-language codes");
-    std::string known;
-    for (std::size_t i = 0; i < langs.size() && i < 40; ++i) known += (i ? " " : "") + langs[i];
-    if (langs.size() > 40) known += " ... (" + std::to_string(langs.size()) + " in all; tfm-info lists them)";
-    throw UsageError("--target-lang " + lang + ": not one of the model's target languages: " + known);
+    throw UsageError(unknown_language("--target-lang", lang, langs));
+}
+
+bool Tokenizer::has_language_tokens() const { return impl_->languages.has_value(); }
+
+std::int64_t Tokenizer::language_id(const std::string& code, const std::string& what) const {
+    if (!impl_->languages) throw UsageError(what + ": this model has no language tokens (NLLB-200 and M2M100 have)");
+    const std::int64_t id = impl_->languages->id(code);
+    if (id < 0) throw UsageError(unknown_language(what, code, impl_->languages->codes));
+    return id;
+}
+
+void Tokenizer::set_source_language(const std::string& code) {
+    if (!impl_->languages)
+        throw UsageError("--source-lang " + code + ": this model takes no source language (NLLB-200 and M2M100 do)");
+    impl_->source_language = language_id(code, "--source-lang");
+}
+
+std::string Tokenizer::source_language() const {
+    const auto& l = impl_->languages;
+    if (!l) return "";
+    for (std::size_t i = 0; i < l->ids.size(); ++i)
+        if (l->ids[i] == impl_->source_language) return l->codes[i];
+    return "";
+}
+
+std::int64_t Tokenizer::take_line_target(std::string_view& line) const {
+    if (!impl_->languages) return -1;
+    const std::size_t end = code_end(line, 0);
+    if (end == std::string_view::npos) return -1;
+    const std::string code(line.substr(2, end - 4));
+    const std::int64_t id = impl_->languages->id(code);
+    if (id < 0) throw Error(unknown_language(">>" + code + "<<", code, impl_->languages->codes));
+    line.remove_prefix(end);
+    line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+    return id;
 }
 
 std::string with_target_lang(const std::string& prefix, std::string_view line) {
@@ -187,11 +310,21 @@ std::string with_target_lang(const std::string& prefix, std::string_view line) {
 
 namespace {
 
-// The piece of an id through vocab.json's map when there is one, else SentencePiece's.
-std::string piece_of(const std::optional<VocabMap>& map, const sentencepiece::SentencePieceProcessor& sp, std::int64_t id) {
+// The piece of an id through vocab.json's map when there is one, else SentencePiece's (NLLB:
+// fairseq's names below 4, the language codes, SentencePiece's id - 1).
+std::string piece_of(const Tokenizer::Impl& s, const std::optional<VocabMap>& map,
+                     const sentencepiece::SentencePieceProcessor& sp, std::int64_t id) {
     if (map) {
         if (id >= 0 && std::size_t(id) < map->pieces.size() && !map->pieces[std::size_t(id)].empty())
             return map->pieces[std::size_t(id)];
+    } else if (s.fairseq_offset) {
+        static const char* const names[] = {"<s>", "<pad>", "</s>", "<unk>"};
+        if (id >= 0 && id < 4) return names[id];
+        const LanguageTokens& l = *s.languages;
+        for (std::size_t i = 0; i < l.ids.size(); ++i)
+            if (l.ids[i] == id) return l.token(i);
+        if (id == l.mask) return "<mask>";
+        if (id > 3 && id - 1 < sp.GetPieceSize()) return sp.IdToPiece(int(id - 1));
     } else if (id >= 0 && id < sp.GetPieceSize()) {
         return sp.IdToPiece(int(id));
     }
@@ -201,19 +334,19 @@ std::string piece_of(const std::optional<VocabMap>& map, const sentencepiece::Se
 }  // namespace
 
 std::string Tokenizer::source_piece(std::int64_t id) const {
-    return piece_of(impl_->source_vocab, impl_->source, id);
+    return piece_of(*impl_, impl_->source_vocab, impl_->source, id);
 }
 
 std::string Tokenizer::target_piece(std::int64_t id) const {
-    return piece_of(impl_->target_vocab, impl_->target, id);
+    return piece_of(*impl_, impl_->target_vocab, impl_->target, id);
 }
 
 std::vector<std::int64_t> Tokenizer::encode(std::string_view line, std::vector<TokenSpelling>* spellings) const {
-    return impl_->encode(impl_->source, impl_->source_vocab, line, spellings);
+    return impl_->encode(impl_->source, impl_->source_vocab, line, spellings, impl_->source_language);
 }
 
-std::vector<std::int64_t> Tokenizer::encode_target(std::string_view line) const {
-    return impl_->encode(impl_->target, impl_->target_vocab, line);
+std::vector<std::int64_t> Tokenizer::encode_target(std::string_view line, std::int64_t target_language) const {
+    return impl_->encode(impl_->target, impl_->target_vocab, line, nullptr, impl_->languages ? target_language : -1);
 }
 
 namespace {
@@ -233,11 +366,16 @@ TokenSpelling spelling(std::string_view piece, std::string_view surface) {
 
 std::vector<std::int64_t> Tokenizer::Impl::encode(const sentencepiece::SentencePieceProcessor& sp,
                                                   const std::optional<VocabMap>& map, std::string_view line,
-                                                  std::vector<TokenSpelling>* spell) const {
+                                                  std::vector<TokenSpelling>* spell, std::int64_t language) const {
     std::string clean = sanitize_utf8(line);
     std::vector<std::int64_t> out;
     std::string rest = std::move(clean);
-    if (map) {
+    const bool before = language >= 0 && !(languages && languages->legacy);
+    if (before) {
+        out.push_back(language);
+        if (spell) spell->push_back({});
+    }
+    if (map && !languages) {
         auto [code, text] = split_language_code(rest);
         if (!code.empty()) {
             out.push_back(map->id(code));
@@ -251,21 +389,54 @@ std::vector<std::int64_t> Tokenizer::Impl::encode(const sentencepiece::SentenceP
     bool word = false;  // a piece of whitespace alone ("▁") starts the next piece's word
     for (std::size_t i = 0; i < pieces.pieces_size(); ++i) {
         const auto p = pieces.pieces(int(i));
-        out.push_back(map ? map->id(p.piece()) : std::int64_t(p.id()));
+        out.push_back(piece_id(map, p.piece(), int(p.id())));
         if (!spell) continue;
         TokenSpelling t = spelling(p.piece(), p.surface());
         t.word_start = t.word_start || word;
         word = t.text.empty() && t.word_start;
         spell->push_back(std::move(t));
     }
+    if (language >= 0 && out.size() == std::size_t(before)) {  // no pieces: an empty source, eos alone
+        out.clear();
+        if (spell) spell->clear();
+    }
     out.push_back(eos);
     if (spell) spell->push_back({});
+    if (language >= 0 && !before && out.size() > 1) {  // NLLB's legacy order: pieces </s> [language]
+        out.push_back(language);
+        if (spell) spell->push_back({});
+    }
     return out;
 }
 
 std::string Tokenizer::decode(const std::vector<std::int64_t>& ids) const {
     const Impl& s = *impl_;
     std::string text;
+    if (s.languages) {
+        // transformers' skip_special_tokens: eos, pad, <unk>, <s>, the languages, <mask>.
+        std::vector<std::string> pieces;
+        for (std::int64_t id : ids)
+            if (!s.drops(id)) {
+                std::string p = target_piece(id);
+                if (p.compare(0, 4, "<id ") != 0) pieces.push_back(std::move(p));
+            }
+        if (s.fairseq_offset) {  // NllbTokenizer: the pieces joined, U+2581 as a space, stripped
+            for (const auto& p : pieces) text += p;
+            std::string spaced;
+            for (std::size_t at = 0, hit; at < text.size(); at = hit + kWordMark.size()) {
+                hit = text.find(kWordMark, at);
+                if (hit == std::string::npos) hit = text.size();
+                spaced.append(text, at, hit - at);
+                if (hit < text.size()) spaced += ' ';
+            }
+            const std::size_t first = spaced.find_first_not_of(" \t\n\r\f\v"), last = spaced.find_last_not_of(" \t\n\r\f\v");
+            text = first == std::string::npos ? "" : spaced.substr(first, last - first + 1);
+        } else {  // M2M100Tokenizer: SentencePiece's decoding
+            auto status = s.target.Decode(pieces, &text);
+            if (!status.ok()) throw Error("tokenizer: " + status.ToString());
+        }
+        return s.languages->clean_up_spaces ? clean_up_tokenization(std::move(text)) : text;
+    }
     if (!s.target_vocab) {
         std::vector<int> keep;
         for (std::int64_t id : ids)

@@ -3,7 +3,7 @@
 // line gave a setting of its own: beam (num_beams, never below n_best), the output cap
 // (max_length - 1 generated tokens), min_length, bad_words_ids, forced_eos_token_id (eos as the
 // max_length-th token), forced_bos_token_id (the first token, unless the options already force
-// one per source), and HF's length penalty (power, length_penalty or 1.0) as soon as the
+// one per source), early_stopping, and HF's length penalty (power, length_penalty or 1.0) as soon as the
 // model states any generation setting.
 #pragma once
 

@@ -29,6 +29,9 @@ public:
     // Up to `size` more pairs; none once the input is over.
     std::vector<IdPair> next_window(std::size_t size);
     std::size_t lines_read() const { return line_; }
+    // A model with language tokens (NLLB, M2M100): the token each text target starts with
+    // (Tokenizer::encode_target; -1: none).
+    std::int64_t target_language = -1;
 
 private:
     std::optional<LineReader> tsv_, src_, tgt_;

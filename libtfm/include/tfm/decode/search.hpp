@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tfm/base/gemm.hpp"
+#include "tfm/model/generation.hpp"
 
 namespace tfm {
 
@@ -44,6 +45,7 @@ struct SamplingOptions {
 struct SearchOptions {
     std::size_t beam = 4;                   // 1: greedy
     std::size_t n_best = 1;                 // hypotheses returned per sentence (<= beam)
+    EarlyStopping early_stopping = EarlyStopping::True;  // when beam search ends a sentence
     LengthPenalty penalty = LengthPenalty::Gnmt;
     double alpha = 0.6;
     std::int64_t start_id = 0, eos_id = 0;

@@ -43,6 +43,13 @@ struct SourceReader {
     std::size_t max_tokens = 0;  // --max-input-length (0: the model's positions)
     bool spell = false;          // keep how each line spells its tokens (--replace-unk)
     std::vector<std::vector<TokenSpelling>> spellings;  // with spell: per source of the last window
+    // A model with language tokens (NLLB, M2M100): a text line may start with ">>code<<", its
+    // own target language (Tokenizer::take_line_target). With line_targets, targets receives
+    // it per source of the last window (-1: none), and with need_target a line without one is
+    // an error; without line_targets, a code there is an error (the target is not the
+    // reader's to choose: tfm-decode's --target-lang).
+    bool line_targets = false, need_target = false;
+    std::vector<std::int64_t> targets;
 
     // Up to `window` more sources [n_i] (eos last); none once the input is over.
     std::vector<std::vector<std::int64_t>> next_window(std::size_t window);

@@ -46,7 +46,7 @@ struct DecodeOptions {
     // the output limit grows to hold the prefix and eos.
     std::vector<std::vector<std::int64_t>> prefixes;
     // The first token of every output (HF's forced_bos_token_id; SearchOptions::forced_first):
-    // per source of the call (empty, or negative for none), else forced_first_all for all.
+    // per source of the call where set (not negative), else forced_first_all (when set).
     std::vector<std::int64_t> forced_first;
     std::optional<std::int64_t> forced_first_all;
     std::size_t first_index = 0;  // the number of the call's first source in the input (sampling seeds)

@@ -12,6 +12,13 @@
 
 namespace tfm {
 
+// When beam search ends a sentence (HF's early_stopping). True: once as many hypotheses as
+// beams have finished (tfm's and Marian's rule). False: once the best candidate's score at the
+// current length cannot beat the worst of the best finished (transformers' default). Never:
+// the same bound taken at the longest length the sentence may reach (for a positive length
+// penalty).
+enum class EarlyStopping { True, False, Never };
+
 struct GenerationConfig {
     std::string source;                       // the file the settings came from ("" when none)
     std::optional<std::size_t> num_beams;
@@ -23,6 +30,9 @@ struct GenerationConfig {
     // HF's forced_bos_token_id: the first generated token (M2M100 and NLLB-200 force the target
     // language's code there; the directory rarely says which, the command line does).
     std::optional<std::int64_t> forced_bos_token_id;
+    // early_stopping as the directory states it; an M2M100/NLLB directory that does not gets
+    // transformers' default (False), others keep tfm's rule.
+    std::optional<EarlyStopping> early_stopping;
 
     bool present() const { return !source.empty(); }
 };

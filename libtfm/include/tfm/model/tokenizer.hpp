@@ -5,6 +5,12 @@
 // (docs/opus-mt.md): a line that starts with a language code ">>xx<<" keeps it as one token,
 // other codes in the line are dropped; target_vocab.json, when present, maps the target side
 // (separate vocabularies); decoding never prints eos, pad, <unk> or language codes.
+// NLLB-200 and M2M100 directories (sentencepiece.bpe.model) follow NllbTokenizer's and
+// M2M100Tokenizer's rules (docs/tools.md): NLLB's ids are SentencePiece's + 1 (<s> 0, <pad> 1,
+// </s> 2, <unk> 3), M2M100's go through vocab.json; a source is [source language] pieces
+// </s> (NLLB's legacy_behaviour: pieces </s> [language]); the target language is the first
+// output token, which the caller forces (language_id); decoding drops every special token and
+// cleans up spaces as transformers does (clean_up_tokenization_spaces).
 #pragma once
 
 #include <cstdint>
@@ -38,35 +44,59 @@ public:
     // code's empty): what --replace-unk copies.
     std::vector<std::int64_t> encode(std::string_view line, std::vector<TokenSpelling>* spellings = nullptr) const;
     // The same through the target model (training labels; differs from encode() only when the
-    // model has separate vocabularies).
-    std::vector<std::int64_t> encode_target(std::string_view line) const;
+    // model has separate vocabularies or language tokens: then target_language, when not
+    // negative, goes first, as transformers' text_target puts it).
+    std::vector<std::int64_t> encode_target(std::string_view line, std::int64_t target_language = -1) const;
     // Text of target ids (special ids dropped).
     std::string decode(const std::vector<std::int64_t>& ids) const;
     // The same with each <unk> of ids spelt as unk(i), i its index in ids (a space before it
     // when it starts a word and text precedes it).
     std::string decode(const std::vector<std::int64_t>& ids, const std::function<TokenSpelling(std::size_t)>& unk) const;
     std::int64_t unk_id() const;
-    // The model's target-language codes: the ">>xx<<" pieces of vocab.json, sorted ("" none).
+    // The model's target-language codes, sorted (none: empty): the ">>xx<<" pieces of
+    // vocab.json without the marks; NLLB's and M2M100's language codes (eng_Latn; en).
     std::vector<std::string> target_languages() const;
-    // What --target-lang puts before a source line: ">>lang<< " ("" for an empty lang); a
-    // UsageError listing the model's codes when lang is not one of them.
+    // What --target-lang puts before a source line of a Marian model: ">>lang<< " ("" for an
+    // empty lang, and for a model with language tokens); a UsageError naming the closest of
+    // the model's codes when lang is not one of them.
     std::string target_lang_prefix(const std::string& lang) const;
+    // True for NLLB-200 and M2M100: a language token goes before the source, and the target
+    // language's token is the first output token.
+    bool has_language_tokens() const;
+    // The token id of a language (eng_Latn; M2M100: en or __en__). An unknown code is a
+    // UsageError that starts with `what` and names the closest codes.
+    std::int64_t language_id(const std::string& code, const std::string& what) const;
+    // The language sources are in (has_language_tokens(); default: tokenizer_config.json's
+    // src_lang, else transformers' default, eng_Latn or en). A UsageError for an unknown code or
+    // a model without language tokens.
+    void set_source_language(const std::string& code);
+    std::string source_language() const;
+    // A line's own target language on a model with language tokens: a leading ">>code<<" (and
+    // the spaces after it) is cut from line and its id returned; -1 when the line has none or the
+    // model has no language tokens (line unchanged). An unknown code is an Error naming the
+    // closest.
+    std::int64_t take_line_target(std::string_view& line) const;
     // The source piece of an id, as text ("▁Hund", "</s>"; "<id 123>" for an id without one).
     std::string source_piece(std::int64_t id) const;
     // The same for the target side.
     std::string target_piece(std::int64_t id) const;
 
+    struct Impl;  // opaque
+
 private:
     Tokenizer();
-    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 
 // The tokenizer files of a model directory: source.spm and target.spm (or one spm.model for
-// both), and vocab.json / target_vocab.json when there are (empty otherwise). Missing
-// SentencePiece models are errors.
+// both, or NLLB's and M2M100's sentencepiece.bpe.model), and vocab.json / target_vocab.json
+// when there are (empty otherwise); for sentencepiece.bpe.model also the tokenizer's JSON
+// files that are there (`extra`: tokenizer_config.json, special_tokens_map.json,
+// tokenizer.json, added_tokens.json). Missing SentencePiece models are errors.
 struct TokenizerFiles {
     std::string source, target, vocab, target_vocab;
+    bool fairseq = false;  // sentencepiece.bpe.model: NLLB or M2M100 (files keep their names)
+    std::vector<std::string> extra;
 };
 
 // True for a Marian language code such as ">>por<<" (">>", then letters, digits or _-,
