@@ -44,7 +44,7 @@ cp out lang.want
 expect_status 0 "--target-lang por" -- tfm-translate -m tcbig --beam 1 --target-lang por < lang.src
 cmp -s out lang.want && ok || fail "--target-lang: $(diff out lang.want | head -4)"
 expect_status 2 "--target-lang unknown" -- tfm-translate -m tcbig --target-lang xx < lang.src
-expect_err "target-lang xx: not one of the model's target languages: fra ita por" "--target-lang unknown message"
+expect_err "target-lang: xx is not one of the model's 3 languages: fra ita por" "--target-lang unknown message"
 expect_status 2 "--target-lang on a single-target model" -- tfm-encode -m base --target-lang por < lang.src
 expect_err "no target-language codes" "--target-lang single-target message"
 # a flag beats the model's setting

@@ -246,10 +246,16 @@ std::vector<std::string> Tokenizer::target_languages() const {
 
 namespace {
 
-// "what: not one of the model's N languages; closest: a b c (tfm-info -m DIR --target-languages lists them)".
+// "what: CODE is not one of the model's N languages": then all of them when they are few, else
+// the closest and where to find the rest.
 std::string unknown_language(const std::string& what, const std::string& code, const std::vector<std::string>& langs) {
     std::string msg = what + ": " + (code.empty() ? "an empty code" : code) + " is not one of the model's " +
                       std::to_string(langs.size()) + " languages";
+    if (langs.size() <= 12) {
+        msg += ":";
+        for (const auto& l : langs) msg += " " + l;
+        return msg;
+    }
     const auto near = close_matches(code, langs);
     if (!near.empty()) {
         msg += "; closest:";
