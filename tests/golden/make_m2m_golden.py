@@ -19,6 +19,8 @@ Run from the repository root:  /usr/bin/python3 tests/golden/make_m2m_golden.py
                  <unk>, the pieces shuffled, some missing), the 100 __xx__ codes of language_codes
                  m2m100 after its entries, 8 made-up words, generation_config.json with
                  early_stopping true and num_beams 5, weights in model.safetensors
+  m2m_nllb_sharded/, m2m_m2m100_sharded/  the same models with their weights in two shards and
+                 an index (pytorch_model.bin.index.json; model.safetensors.index.json)
   m2m_<name>_decode.tsv  target ids with special tokens among them, and their text
   m2m_<name>_lines.tsv  one row per case: directory, source language, target language, the
                  line, its source ids, greedy output ids (the target language's token forced
@@ -313,6 +315,25 @@ def hf_state(w, cfg):
     return sd
 
 
+def write_shards(d, w, kind):
+    """The weights in two shards and an index, as transformers saves a large model (tied
+    tensors stored once, under model.shared.weight)."""
+    names = sorted(w)
+    parts = [names[: len(names) // 2], names[len(names) // 2:]]
+    weight_map = {}
+    for i, part in enumerate(parts):
+        if kind == "torch":
+            fname = f"pytorch_model-{i + 1:05d}-of-00002.bin"
+            torch.save({k: w[k] for k in part}, os.path.join(d, fname))
+        else:
+            fname = f"model-{i + 1:05d}-of-00002.safetensors"
+            save_safetensors(os.path.join(d, fname), {k: w[k].numpy() for k in part})
+        weight_map.update({k: fname for k in part})
+    total = sum(t.numel() * 4 for t in w.values())
+    index = "pytorch_model.bin.index.json" if kind == "torch" else "model.safetensors.index.json"
+    write_json(d, index, {"metadata": {"total_size": total}, "weight_map": weight_map})
+
+
 def main():
     spm_path = os.path.join(OUT, "m2m_spm.model")
     train_spm(spm_path)
@@ -354,6 +375,11 @@ def main():
                                               "unk_token": "<unk>"})
     torch.save(hf_state(w, cfg), os.path.join(d, "pytorch_model.bin"))
     run("nllb", ref, Nllb(sp, lang_ids, mask, False), lambda c: c, False, "eng_Latn")
+    d3 = fresh_dir("nllb_sharded")  # the same model as the 1.3B and 3.3B uploads ship theirs
+    for f in ("config.json", "generation_config.json", "sentencepiece.bpe.model", "tokenizer_config.json",
+              "special_tokens_map.json"):
+        shutil.copy(os.path.join(d, f), d3)
+    write_shards(d3, w, "torch")
 
     # The same model, the older tokenizer files, legacy order, another default source
     d2 = fresh_dir("nllb_legacy")
@@ -389,6 +415,11 @@ def main():
     write_json(d, "special_tokens_map.json", {"additional_special_tokens": [f"__{c}__" for c in M2M100_CODES]})
     save_safetensors(os.path.join(d, "model.safetensors"), {k: t.numpy() for k, t in w.items()})
     run("m2m100", ref, M2M100(sp, vocab), lambda c: M2M100_LANG[c], True, "eng_Latn")
+    d2 = fresh_dir("m2m100_sharded")
+    for f in ("config.json", "generation_config.json", "sentencepiece.bpe.model", "vocab.json", "tokenizer_config.json",
+              "special_tokens_map.json"):
+        shutil.copy(os.path.join(d, f), d2)
+    write_shards(d2, w, "safetensors")
 
 
 if __name__ == "__main__":

@@ -225,3 +225,54 @@ TEST_CASE("close_matches: prefixes and small edits, closest first") {
     CHECK(edit_distance("kitten", "sitting") == 3);
     CHECK(edit_distance("", "abc") == 3);
 }
+
+TEST_CASE("sharded checkpoints: torch and safetensors shards load as the whole file") {
+    for (const char* name : {"nllb", "m2m100"}) {
+        CAPTURE(name);
+        ModelDir whole = load_model_dir(dir_of(name)), sharded = load_model_dir(dir_of(std::string(name) + "_sharded"));
+        CHECK(sharded.weights.find(".index.json") != std::string::npos);
+        std::vector<std::vector<float>> a, b;
+        visit_parameters(whole.model, [&](const std::string&, float* p, std::size_t n) { a.emplace_back(p, p + n); });
+        visit_parameters(sharded.model, [&](const std::string&, float* p, std::size_t n) { b.emplace_back(p, p + n); });
+        CHECK(a == b);
+    }
+    ModelDir md = load_model_dir(dir_of("nllb_sharded"));  // and it translates as the fixture says
+    const Case c = cases("nllb").front();
+    md.tokenizer.set_source_language(c.source_lang);
+    DecodeOptions opt;
+    apply_generation(opt, md.generation, {});
+    opt.search.beam = 4;
+    opt.forced_first_all = md.tokenizer.language_id(c.target_lang, "x");
+    CHECK(translate_sources(md.model, {md.tokenizer.encode(c.line)}, opt)[0][0].ids == c.beam);
+}
+
+TEST_CASE("sharded checkpoints: a hostile index is an error naming it") {
+    const std::vector<std::string> files = {"config.json", "sentencepiece.bpe.model", "tokenizer_config.json",
+                                            "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+                                            "vocab.json"};
+    auto with_index = [&](const std::string& json) {
+        TempCopy t(dir_of("m2m100_sharded"), files);
+        nllb_test::write_text(t.dir + "/model.safetensors.index.json", json);
+        return error_of([&] { load_model_dir(t.dir); });
+    };
+    const std::string one = "model-00001-of-00002.safetensors";
+    CHECK(with_index(R"({"weight_map": {"model.shared.weight": "../../etc/passwd"}})").find("not the name of a file beside") !=
+          std::string::npos);
+    CHECK(with_index(R"({"weight_map": {"model.shared.weight": "/etc/passwd"}})").find("not the name of a file beside") !=
+          std::string::npos);
+    CHECK(with_index(R"({"weight_map": {"model.shared.weight": "missing.safetensors"}})").find("is missing") !=
+          std::string::npos);
+    CHECK(with_index(R"({"weight_map": {}})").find("names no tensors") != std::string::npos);
+    CHECK(with_index(R"({"metadata": {}})").find("not a checkpoint index") != std::string::npos);
+    CHECK(with_index(R"({"weight_map": {"model.shared.weight": 7}})").find("not the name") != std::string::npos);
+    // every tensor mapped to the first shard: the ones it lacks are named
+    const ModelDir md = load_model_dir(dir_of("m2m100_sharded"));
+    std::string all = "{\"weight_map\": {";
+    bool first = true;
+    visit_tensors(md.model, [&](const std::string& name, const float*, const Shape&) {
+        all += std::string(first ? "" : ", ") + "\"" + name + "\": \"" + one + "\"";
+        first = false;
+    });
+    all += "}}";
+    CHECK(with_index(all).find("which lacks it") != std::string::npos);
+}

@@ -10,6 +10,7 @@
 #include "tfm/base/error.hpp"
 #include "tfm/io/io.hpp"
 #include "tfm/io/safetensors.hpp"
+#include "tfm/io/sharded_tensors.hpp"
 #include "tfm/io/torch_checkpoint.hpp"
 
 namespace tfm {
@@ -32,17 +33,28 @@ ModelDir load_model_dir(const std::string& path, std::optional<ComputeType> pack
     if (!S_ISDIR(st.st_mode))
         throw Error(path + ": not a model directory (a file; a model is a directory holding config.json)");
     ModelConfig config = load_config(path + "/config.json");
-    // The weights: model.safetensors, or else pytorch_model.bin as transformers writes it.
+    // The weights: model.safetensors, or else pytorch_model.bin as transformers writes it; either
+    // split into shards beside an index (*.index.json), as large uploads are.
     const std::string weights = path + "/model.safetensors", torch_weights = path + "/pytorch_model.bin";
+    const std::string index = weights + ".index.json", torch_index = torch_weights + ".index.json";
     Model model;
     std::string read;
     try {
-        if (path_present(weights))
+        if (path_present(weights)) {
             model = load_model_weights(config, SafeTensors::open(read = weights), pack);
-        else if (path_present(torch_weights))
+        } else if (path_present(torch_weights)) {
             model = load_model_weights(config, TorchCheckpoint::open(read = torch_weights), pack);
-        else
-            throw Error(path + ": missing model.safetensors (or pytorch_model.bin)");
+        } else if (path_present(index)) {
+            model = load_model_weights(config, ShardedTensors::open(read = index, [](const std::string& p) {
+                return std::unique_ptr<TensorFile>(std::make_unique<SafeTensors>(SafeTensors::open(p)));
+            }), pack);
+        } else if (path_present(torch_index)) {
+            model = load_model_weights(config, ShardedTensors::open(read = torch_index, [](const std::string& p) {
+                return std::unique_ptr<TensorFile>(std::make_unique<TorchCheckpoint>(TorchCheckpoint::open(p)));
+            }), pack);
+        } else {
+            throw Error(path + ": missing model.safetensors (or pytorch_model.bin, or a sharded checkpoint's index)");
+        }
     } catch (const std::bad_alloc&) {  // under a memory limit: which file did not fit
         throw Error(read + ": out of memory while loading the weights");
     }
