@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
         "  tfm-translate -m model --n-best 4 < test.de            # Moses n-best lines\n"
         "  tfm-translate -m model --alignment hard < test.de      # 'text ||| 0-0 1-2 ...'\n"
         "  tfm-translate -m model --format jsonl --alignment soft < test.de\n"
+        "  tfm-translate -m model --shortlist lex.s2t 100 50 < test.de   # a vocabulary shortlist\n"
         "  tfm-translate -m nllb-200-distilled-600M --source-lang deu_Latn --target-lang fra_Latn < test.de\n");
     CLI::App& app = tool.app();
     std::string model_dir;
@@ -38,12 +39,15 @@ int main(int argc, char** argv) {
     tool.rename_option("--ids", "--output-ids");
     tfm::tool::add_decode_flags(app, flags);
     tfm::tool::add_compute_type_option(app, compute_type);
+    tfm::tool::ShortlistFlags shortlist;
+    tfm::tool::add_shortlist_options(app, shortlist);
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(flags.threads);
         tfm::DecodeOptions opt = tfm::tool::decode_options(flags);
         tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir), tfm::tool::compute_type(compute_type));
         tfm::tool::apply_generation(opt, flags, md.generation);
+        opt.shortlist = tfm::tool::load_shortlist(shortlist, md);
         tfm::Input in(STDIN_FILENO);
         tfm::Output out(STDOUT_FILENO);
         const tfm::OutputFormat format = flags.output_format();

@@ -69,7 +69,7 @@ open(p, "wb").write(b)
 PY
 broken_model "a pickle that calls subprocess.check_output" "calls subprocess\.check_output.*refused"
 rm -rf bad && mkdir bad && cp t-zip/config.json init/*.spm bad/
-broken_model "no weights at all" "missing model.safetensors \(or pytorch_model.bin\)"
+broken_model "no weights at all" "missing model.safetensors \(or pytorch_model.bin, or a sharded checkpoint.s index\)"
 # Checkpoints no torch.save writes (tests/cli/craft_torch.py): sizes that would allocate
 # without bound or read outside a storage.
 python3 "$TFM_SOURCE/tests/cli/craft_torch.py" || fail "craft_torch.py"

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "tfm/decode/shortlist.hpp"
 #include "tfm/model/model_dir.hpp"
 
 namespace tfm::tool {
@@ -36,5 +38,15 @@ struct Languages {
     std::optional<std::int64_t> forced;
 };
 Languages apply_languages(tfm::ModelDir& md, const LanguageFlags& f, const std::function<void(const std::string&)>& warn);
+
+// --shortlist FILE [FIRST [BEST [THRESHOLD]]] (Marian's lexical shortlist, text or binary) and
+// --vmap FILE (CTranslate2's vocabulary map): what tfm-translate restricts the output layer to.
+struct ShortlistFlags {
+    std::vector<std::string> marian;
+    std::string vmap;
+};
+void add_shortlist_options(CLI::App& app, ShortlistFlags& f);
+// The shortlist the flags name for md's model (null when none); bad values are UsageErrors.
+std::shared_ptr<const tfm::Shortlist> load_shortlist(const ShortlistFlags& f, const tfm::ModelDir& md);
 
 }  // namespace tfm::tool

@@ -112,7 +112,8 @@ TokenBatch gather(const std::vector<std::vector<std::int64_t>>& sources, const s
 // Search over one encoded batch; results go to out[idx[i]].
 void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const TokenBatch& src,
                   const std::vector<std::size_t>& idx, const DecodeOptions& opt,
-                  std::vector<std::vector<Hypothesis>>& out) {
+                  std::vector<std::vector<Hypothesis>>& out,
+                  const std::vector<std::vector<std::int64_t>>* sources = nullptr) {
     SearchOptions so = opt.search;
     so.start_id = m.config.decoder_start_id;
     so.eos_id = m.config.eos_id;
@@ -141,6 +142,17 @@ void search_batch(const Model& m, const xt::xtensor<float, 2>& memory, const Tok
         so.sample_ids.push_back(opt.first_index + idx[b]);
     }
     DecoderState state(m, memory, src, *std::max_element(so.max_len.begin(), so.max_len.end()) + 1);
+    if (opt.shortlist) {
+        if (!sources) throw Error("a vocabulary shortlist needs the sources' ids (translate_sources)");
+        std::vector<const std::vector<std::int64_t>*> batch;
+        std::vector<std::int64_t> extra = {m.config.eos_id, m.config.decoder_start_id};
+        for (std::size_t b = 0; b < idx.size(); ++b) {
+            batch.push_back(&(*sources)[idx[b]]);
+            if (b < so.forced_first.size() && so.forced_first[b] >= 0) extra.push_back(so.forced_first[b]);
+            if (b < so.prefixes.size()) extra.insert(extra.end(), so.prefixes[b].begin(), so.prefixes[b].end());
+        }
+        state.restrict_output(opt.shortlist->targets(batch, extra));
+    }
     if (opt.attention) {
         state.keep_attention(attention_layer(m, *opt.attention), opt.attention->heads);
         so.attention = true;
@@ -248,7 +260,7 @@ std::vector<std::vector<Hypothesis>> translate_sources(const Model& m,
         xt::xtensor<float, 2> memory;
         TokenBatch src = gather(sources, plan.batches[k], m.config.pad_id);
         encoder_forward(memory, m, src, ws);
-        search_batch(m, memory, src, plan.batches[k], opt, out);
+        search_batch(m, memory, src, plan.batches[k], opt, out, &sources);
     });
     return out;
 }

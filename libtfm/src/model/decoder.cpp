@@ -1,5 +1,7 @@
 #include "tfm/model/decoder.hpp"
 
+#include "tfm/base/packed_matrix.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -182,6 +184,10 @@ struct DecoderState::Impl {
     std::optional<std::size_t> attn_layer;  // keep_attention's layer, when set
     std::size_t attn_heads = 0, memory_len = 0;
     std::vector<float> attn;                // [N,H,S] the last step's kept attention
+    std::vector<std::int64_t> shortlist;    // restrict_output's ids (empty: all)
+    xt::xtensor<float, 2> short_w;          // [K,D] their output rows (unpacked models)
+    std::unique_ptr<PackedMatrix> short_packed;  // the same in the model's compute type
+    std::vector<float> short_bias, short_y;  // [K], [N,K]
 
     Impl(const Model& model, std::size_t max_steps)
         : m(model), cap(max_steps), self_opt(decoder_self_attention(model.config)),
@@ -234,9 +240,56 @@ void DecoderState::step(const std::vector<std::int64_t>& tokens, Mat logprobs) {
             multihead_attend_memory(out, in, s.memory[l], s.source, s.cross_opt, m.decoder[l].cross_attn, s.ws.attn,
                                     weights);
         });
-    output_logits(logprobs, mat(x.data(), n, d), m);
-    log_softmax_rows(logprobs, c.pad_id);
+    if (s.shortlist.empty()) {
+        output_logits(logprobs, mat(x.data(), n, d), m);
+        log_softmax_rows(logprobs, c.pad_id);
+    } else {
+        const std::size_t k = s.shortlist.size();
+        s.short_y.resize(n * k);
+        Mat y = mat(s.short_y.data(), n, k);
+        if (s.short_packed) {
+            s.short_packed->multiply(y, mat(x.data(), n, d), s.short_bias.data());
+        } else {
+            gemm(y, mat(x.data(), n, d), Op::N, mat(s.short_w.data(), k, d), Op::T);
+            for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t j = 0; j < k; ++j) y.data[i * k + j] += s.short_bias[j];
+        }
+        const auto pad = std::lower_bound(s.shortlist.begin(), s.shortlist.end(), c.pad_id);
+        log_softmax_rows(y, pad != s.shortlist.end() && *pad == c.pad_id ? pad - s.shortlist.begin() : -1);
+        const float never = -std::numeric_limits<float>::infinity();
+        parallel_for(n, [&](std::size_t i) {
+            float* row = logprobs.data + i * logprobs.ld;
+            std::fill(row, row + logprobs.cols, never);
+            for (std::size_t j = 0; j < k; ++j) row[s.shortlist[j]] = y.data[i * k + j];
+        });
+    }
     ++s.steps;
+}
+
+void DecoderState::restrict_output(std::vector<std::int64_t> ids) {
+    Impl& s = *impl_;
+    const Model& m = s.m;
+    const std::size_t v = m.config.target_vocab(), d = m.config.d_model;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] < 0 || std::size_t(ids[i]) >= v || (i && ids[i] <= ids[i - 1]))
+            throw Error("restrict_output: ids must be distinct, sorted and inside the vocabulary of " + std::to_string(v));
+    s.shortlist = std::move(ids);
+    s.short_packed.reset();
+    if (s.shortlist.empty() || s.shortlist.size() == v) {  // all of it: the full product is the same and faster
+        s.shortlist.clear();
+        return;
+    }
+    const std::size_t k = s.shortlist.size();
+    xt::xtensor<float, 2> w = xt::xtensor<float, 2>::from_shape({k, d});
+    s.short_bias.resize(k);
+    for (std::size_t j = 0; j < k; ++j) {
+        const auto id = std::size_t(s.shortlist[j]);
+        if (m.output_packed) m.output_packed->row(id, w.data() + j * d);
+        else std::copy(m.output_weight().data() + id * d, m.output_weight().data() + (id + 1) * d, w.data() + j * d);
+        s.short_bias[j] = m.final_logits_bias.size() ? m.final_logits_bias.data()[id] : 0.0f;
+    }
+    if (m.output_packed) s.short_packed = std::make_unique<PackedMatrix>(mat(w.data(), k, d), m.output_packed->type());
+    else s.short_w = std::move(w);
 }
 
 void DecoderState::select(const std::vector<std::size_t>& rows) {

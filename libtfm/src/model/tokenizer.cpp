@@ -347,6 +347,39 @@ std::string Tokenizer::target_piece(std::int64_t id) const {
     return piece_of(*impl_, impl_->target_vocab, impl_->target, id);
 }
 
+namespace {
+
+// The id of a piece through vocab.json's map, fairseq's names and language codes, or
+// SentencePiece's (NLLB: + 1); -1 when there is none.
+std::int64_t id_of(const Tokenizer::Impl& s, const std::optional<VocabMap>& map,
+                   const sentencepiece::SentencePieceProcessor& sp, const std::string& piece) {
+    if (map) {
+        const auto it = map->ids.find(piece);
+        return it == map->ids.end() ? -1 : it->second;
+    }
+    if (s.fairseq_offset) {
+        static const char* const names[] = {"<s>", "<pad>", "</s>", "<unk>"};
+        for (std::int64_t i = 0; i < 4; ++i)
+            if (piece == names[i]) return i;
+        if (const std::int64_t lang = s.languages->id(piece); lang >= 0) return lang;
+        if (piece == "<mask>" && s.languages->mask >= 0) return s.languages->mask;
+    }
+    const int id = sp.PieceToId(piece);
+    if (id == sp.unk_id() && piece != sp.IdToPiece(id)) return -1;
+    if (s.fairseq_offset) return id > 2 ? id + 1 : -1;  // SentencePiece's <unk> <s> </s> are fairseq's names
+    return id;
+}
+
+}  // namespace
+
+std::int64_t Tokenizer::source_id(const std::string& piece) const {
+    return id_of(*impl_, impl_->source_vocab, impl_->source, piece);
+}
+
+std::int64_t Tokenizer::target_id(const std::string& piece) const {
+    return id_of(*impl_, impl_->target_vocab, impl_->target, piece);
+}
+
 std::vector<std::int64_t> Tokenizer::encode(std::string_view line, std::vector<TokenSpelling>* spellings) const {
     return impl_->encode(impl_->source, impl_->source_vocab, line, spellings, impl_->source_language);
 }

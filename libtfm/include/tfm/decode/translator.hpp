@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "tfm/model/encoder.hpp"
 #include "tfm/decode/model_steps.hpp"
 #include "tfm/decode/search.hpp"
+#include "tfm/decode/shortlist.hpp"
 #include "tfm/model/tokenizer.hpp"
 
 namespace tfm {
@@ -58,6 +60,9 @@ struct DecodeOptions {
         std::size_t heads = 0;
     };
     std::optional<Attention> attention;
+    // A vocabulary shortlist (decode/shortlist.hpp): each batch's output layer and search see
+    // only the targets its sources can produce (translate_sources only: it needs the sources).
+    std::shared_ptr<const Shortlist> shortlist;
 };
 
 // The decoder layer an Attention choice names (negative: from the last), checked with its

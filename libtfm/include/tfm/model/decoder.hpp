@@ -91,6 +91,11 @@ public:
     std::size_t vocab() const;
     // logprobs [N,V]: log-probabilities of the next token after tokens [N] (one per row).
     void step(const std::vector<std::int64_t>& tokens, Mat logprobs);
+    // From the next step on, only the target ids `ids` (sorted, distinct; a vocabulary
+    // shortlist) are computed: the output layer multiplies their rows alone (packed in the
+    // model's compute type when it has one), the distribution is over them, every other entry
+    // of logprobs is -inf. Empty: the whole vocabulary again.
+    void restrict_output(std::vector<std::int64_t> ids);
     // Row i of the next step continues row rows[i] of this one.
     void select(const std::vector<std::size_t>& rows);
 

@@ -80,6 +80,9 @@ public:
     std::string source_piece(std::int64_t id) const;
     // The same for the target side.
     std::string target_piece(std::int64_t id) const;
+    // The id of a piece as source_piece()/target_piece() spell it; -1 when the model has none.
+    std::int64_t source_id(const std::string& piece) const;
+    std::int64_t target_id(const std::string& piece) const;
 
     struct Impl;  // opaque
 
