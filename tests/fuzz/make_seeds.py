@@ -84,3 +84,36 @@ for target in ("torch_structured", "npz_structured"):
         write(target, f"random_{i}", rng.integers(0, 256, 96 + 64 * i, dtype=np.uint8).tobytes())
     write(target, "zeros", bytes(128))
     write(target, "ones", b"\xff" * 128)
+
+# hf_files: a selector byte (tokenizer_config.json, special_tokens_map.json, tokenizer.json,
+# generation_config.json of NLLB; the sharded M2M100's index and tokenizer_config.json; a
+# binary shortlist), then the file as the golden directories hold it.
+nllb, m2m = "../golden/data/m2m_nllb", "../golden/data/m2m_m2m100_sharded"
+for sel, path in [(0, f"{nllb}/tokenizer_config.json"), (1, f"{nllb}/special_tokens_map.json"),
+                  (3, f"{nllb}/generation_config.json"), (4, f"{m2m}/model.safetensors.index.json"),
+                  (5, f"{m2m}/tokenizer_config.json")]:
+    write("hf_files", f"{sel}_{os.path.basename(path)}", bytes([sel]) + open(path, "rb").read())
+added = [{"id": i, "content": c, "special": True} for i, c in enumerate(["<s>", "<pad>", "</s>", "<unk>"])]
+added += [{"id": 91 + i, "content": c, "special": True} for i, c in enumerate(["eng_Latn", "deu_Latn", "fra_Latn"])]
+write("hf_files", "2_tokenizer.json", bytes([2]) + json.dumps({"version": "1.0", "added_tokens": added}).encode())
+
+
+def marian_binary(first, best, lists, vocab):
+    """Marian's binary shortlist: header (magic, checksum, first, best, offsets, ids), u64
+    offsets per source id, u32 target ids; the checksum is Marian's hashMem of the u64 words
+    after the first two."""
+    offsets, ids = [], []
+    for s in range(vocab):
+        offsets.append(len(ids))
+        ids += sorted(lists.get(s, []))
+    offsets.append(len(ids))
+    body = (np.array([first, best, len(offsets), len(ids)], dtype="<u8").tobytes() +
+            np.array(offsets, dtype="<u8").tobytes() + np.array(ids, dtype="<u4").tobytes())
+    seed = 0
+    for i in range(0, len(body) - len(body) % 8, 8):
+        v = int.from_bytes(body[i:i + 8], "little")
+        seed ^= (v + 0x9e3779b9 + (seed << 6) + (seed >> 2)) & (2**64 - 1)
+    return (0xF11A48D5013417F5).to_bytes(8, "little") + seed.to_bytes(8, "little") + body
+
+
+write("hf_files", "6_shortlist.bin", bytes([6]) + marian_binary(10, 3, {4: [20, 30], 5: [7]}, 12))

@@ -5,12 +5,19 @@
 
 #include "tfm/model/model.hpp"
 #include "tfm/base/random.hpp"
+#include "tfm/decode/shortlist.hpp"
 #include "tfm/decode/translator.hpp"
+#include "tfm/model/config.hpp"
 
 namespace tfm {
 
 TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
     ModelConfig c = preset_config(opt.preset, opt.vocab);
+    if (opt.layers) c.encoder_layers = c.decoder_layers = opt.layers;
+    if (opt.d_model) c.d_model = opt.d_model;
+    if (opt.heads) c.encoder_heads = c.decoder_heads = opt.heads;
+    if (opt.ffn) c.encoder_ffn = c.decoder_ffn = opt.ffn;
+    validate_config(c);
     Model m = random_model(c, 1);
     if (opt.compute != "unpacked") pack_for_inference(m, parse_compute_type(opt.compute));
     Rng rng(7);
@@ -24,6 +31,7 @@ TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
     d.search.min_len = opt.output_len;
     d.max_len = opt.output_len;
     d.batch_size = opt.sentences;
+    if (opt.shortlist) d.shortlist = std::make_shared<const Shortlist>(Shortlist::first(opt.shortlist, c));
     TranslateBenchPoint p;
     std::vector<std::vector<Hypothesis>> out;
     p.timing = time_it([&] { out = translate_sources(m, sources, d); }, opt.timing);

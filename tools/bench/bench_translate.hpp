@@ -15,6 +15,11 @@ struct TranslateBenchOptions {
     // float32 | bfloat16 | int8: weights packed in that type (as the tools run); "unpacked":
     // fp32 through sgemm on the weights as stored (as training runs).
     std::string compute = "float32";
+    // The preset's shape overridden where not 0 (NLLB-600M: 12 layers, d 1024, 16 heads, FFN
+    // 4096, vocabulary 256,206).
+    std::size_t layers = 0, d_model = 0, heads = 0, ffn = 0;
+    // Not 0: a vocabulary shortlist of the first `shortlist` target ids (Shortlist::first).
+    std::size_t shortlist = 0;
     TimingOptions timing{1, 3, 0.0};
 };
 

@@ -33,6 +33,13 @@ Subcommand add_translate(CLI::App& app, Common& common) {
     sub->add_option("--output-length", tr.output_len, "Target tokens per sentence (default 24)")
         ->check(tool::in_range(1, 1 << 20));
     sub->add_option("--beam", f->beams, "Beam sizes, e.g. 1,4 (default)");
+    sub->add_option("--layers", tr.layers, "Encoder and decoder layers (default: the preset's)")->check(tool::in_range(1, 1024));
+    sub->add_option("--d-model", tr.d_model, "Model width D (default: the preset's)")->check(tool::in_range(1, 65536));
+    sub->add_option("--heads", tr.heads, "Attention heads (default: the preset's)")->check(tool::in_range(1, 65536));
+    sub->add_option("--ffn", tr.ffn, "Feed-forward width (default: the preset's)")->check(tool::in_range(1, 1 << 20));
+    sub->add_option("--shortlist", tr.shortlist,
+                    "Restrict the output layer to the first K target ids, as a vocabulary shortlist of K entries would")
+        ->check(tool::in_range(1, 1 << 20));
     sub->add_option("--compute-type", f->compute,
                     "Compute types, e.g. float32,bfloat16,int8 (default float32), auto, or unpacked (fp32 "
                     "through sgemm on unpacked weights, as training runs)");
@@ -54,7 +61,7 @@ Subcommand add_translate(CLI::App& app, Common& common) {
         double ref = print_header(common);
         TranslateBenchOptions opt = f->options;
         opt.timing = common.timing();
-        Table t({"preset", "compute_type", "gemm_gflops", "sentences", "beam", "median_s", "target_tokens",
+        Table t({"preset", "shortlist", "compute_type", "gemm_gflops", "sentences", "beam", "median_s", "target_tokens",
                  "sentences_per_s", "tokens_per_s", "peak_rss_MiB"});
         for (const std::string& type : types) {
             // The peak of the type's products here, measured as the header's sgemm is.
@@ -64,7 +71,7 @@ Subcommand add_translate(CLI::App& app, Common& common) {
             for (std::size_t beam : beams) {
                 opt.beam = beam;
                 auto p = bench_translate(opt);
-                t.add({opt.preset, type, Table::num(peak, 1), std::to_string(opt.sentences), std::to_string(beam),
+                t.add({opt.preset, opt.shortlist ? std::to_string(opt.shortlist) : "none", type, Table::num(peak, 1), std::to_string(opt.sentences), std::to_string(beam),
                        Table::num(p.timing.median, 3), std::to_string(p.target_tokens), Table::num(p.sentences_per_s, 1),
                        Table::num(p.tokens_per_s, 1), Table::num(p.peak_rss_mib, 0)});
             }

@@ -185,6 +185,13 @@ Shortlist Shortlist::marian_binary(const std::string& path, const ModelConfig& c
     return s;
 }
 
+Shortlist Shortlist::first(std::size_t n, const ModelConfig& c) {
+    Shortlist s;
+    s.target_vocab_ = c.target_vocab();
+    for (std::size_t i = 0; i < n && i < s.target_vocab_; ++i) s.always_.push_back(std::int64_t(i));
+    return s;
+}
+
 Shortlist Shortlist::marian(const std::string& path, const Tokenizer& tok, const ModelConfig& c, std::size_t first,
                             std::size_t best, double threshold) {
     std::uint64_t magic = 0;

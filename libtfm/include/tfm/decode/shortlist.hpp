@@ -35,6 +35,9 @@ public:
     static Shortlist marian_binary(const std::string& path, const ModelConfig& c);
     // CTranslate2's vocabulary map.
     static Shortlist vocabulary_map(const std::string& path, const Tokenizer& tok, const ModelConfig& c);
+    // Only the target ids below n (Marian's FIRST with an empty table): what a shortlist of n
+    // entries costs, for benchmarks.
+    static Shortlist first(std::size_t n, const ModelConfig& c);
     // Marian's formats by content: binary when the file starts with the magic, else text.
     static Shortlist marian(const std::string& path, const Tokenizer& tok, const ModelConfig& c, std::size_t first,
                             std::size_t best, double threshold = 0);
