@@ -3,6 +3,7 @@
 // NLLB / M2M100 directories, tests/golden/make_m2m_golden.py): a model, a shortlist, or a
 // tfm::Error.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>

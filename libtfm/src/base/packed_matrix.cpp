@@ -119,22 +119,42 @@ PackedMatrix::PackedMatrix(std::size_t n, std::size_t k, ComputeType type, const
     const std::size_t width = block_columns(n_);
     block_count_ = (n_ + width - 1) / width;
     blocks_ = std::make_unique<Block[]>(block_count_);
-    ThreadContext& ctx = thread_context();
     const dt wt = weight_type(type);
-    std::vector<std::int8_t>& q = ctx.pack_quantised;
-    std::vector<std::uint16_t>& h = ctx.pack_half;
-    std::vector<float>& rows = ctx.pack_rows;  // the block's rows of W [n,K]
-    for (std::size_t b = 0; b < block_count_; ++b) {
+    // Every block but the last has the same width, so the same layout and reorder: asked of
+    // oneDNN once per width, not once per block (a 256k-row output layer has a thousand blocks,
+    // and making their primitives dominated its packing). Primitives are immutable, so the
+    // blocks are then packed in parallel, each thread with its own stream and buffers.
+    struct Layout {
+        std::size_t n = 0;
+        dnnl::memory::desc packed, plain;
+        dnnl::reorder reorder;
+    };
+    std::vector<Layout> layouts;
+    for (std::size_t cols : {width, n_ - (block_count_ - 1) * width}) {
+        if (!layouts.empty() && layouts.front().n == cols) continue;
+        // The layout the kernels want, asked of a primitive for a typical row count.
+        const dnnl::memory::desc any(dims{dnnl::memory::dim(k_), dnnl::memory::dim(cols)}, wt, tag::any);
+        const auto pd = matmul_pd(matrix_md(64, k_, source_type(type), k_), any, nullptr,
+                                  matrix_md(64, cols, sum_type(type), cols));
+        Layout l;
+        l.n = cols;
+        l.packed = pd.weights_desc();
+        // A block's rows of W [n,K] are W^T [K,n] in column-major order ("ba").
+        l.plain = dnnl::memory::desc(dims{dnnl::memory::dim(k_), dnnl::memory::dim(cols)}, wt, tag::ba);
+        l.reorder = dnnl::reorder(dnnl::reorder::primitive_desc(engine(), l.plain, engine(), l.packed));
+        layouts.push_back(std::move(l));
+    }
+    parallel_for(block_count_, [&](std::size_t b) {
+        ThreadContext& ctx = thread_context();
+        std::vector<std::int8_t>& q = ctx.pack_quantised;
+        std::vector<std::uint16_t>& h = ctx.pack_half;
+        std::vector<float>& rows = ctx.pack_rows;  // the block's rows of W [n,K]
         Block& blk = blocks_[b];
         blk.j0 = b * width;
         blk.n = std::min(width, n_ - blk.j0);
-        // The layout the kernels want, asked of a primitive for a typical row count.
-        const dnnl::memory::desc any(dims{dnnl::memory::dim(k_), dnnl::memory::dim(blk.n)}, wt, tag::any);
-        const auto pd = matmul_pd(matrix_md(64, k_, source_type(type), k_), any, nullptr,
-                                  matrix_md(64, blk.n, sum_type(type), blk.n));
-        blk.weights_md = pd.weights_desc();
+        const Layout& layout = layouts.front().n == blk.n ? layouts.front() : layouts.back();
+        blk.weights_md = layout.packed;
         blk.weights = dnnl::memory(blk.weights_md, engine());
-        // The block's rows of W [n,K] are W^T [K,n] in column-major order ("ba").
         rows.resize(blk.n * k_);
         read(blk.j0, blk.n, rows.data());
         const float* src = rows.data();
@@ -157,12 +177,11 @@ PackedMatrix::PackedMatrix(std::size_t n, std::size_t k, ComputeType type, const
             }
             plain = q.data();
         }
-        const dnnl::memory::desc plain_md(dims{dnnl::memory::dim(k_), dnnl::memory::dim(blk.n)}, wt, tag::ba);
-        dnnl::memory plain_mem(plain_md, engine(), plain);
+        dnnl::memory plain_mem(layout.plain, engine(), plain);
         dnnl::stream& stream = onednn::thread_runtime().stream;
-        dnnl::reorder(plain_mem, blk.weights).execute(stream, plain_mem, blk.weights);
+        layout.reorder.execute(stream, plain_mem, blk.weights);
         stream.wait();
-    }
+    });
 }
 
 PackedMatrix::~PackedMatrix() = default;
