@@ -50,6 +50,7 @@ cat > meanings.tsv <<'TSV'
 --strict	(over the input limit|refused|error)
 --dtype	(f32|F32)
 --spm	SentencePiece
+--shortlist	[Vv]ocabulary shortlist
 TSV
 
 # Every tool's help and every tfm-bench subcommand's, as "WHO<TAB>help text".

@@ -35,10 +35,10 @@ Subcommand add_translate(CLI::App& app, Common& common) {
     sub->add_option("--beam", f->beams, "Beam sizes, e.g. 1,4 (default)");
     sub->add_option("--layers", tr.layers, "Encoder and decoder layers (default: the preset's)")->check(tool::in_range(1, 1024));
     sub->add_option("--d-model", tr.d_model, "Model width D (default: the preset's)")->check(tool::in_range(1, 65536));
-    sub->add_option("--heads", tr.heads, "Attention heads (default: the preset's)")->check(tool::in_range(1, 65536));
-    sub->add_option("--ffn", tr.ffn, "Feed-forward width (default: the preset's)")->check(tool::in_range(1, 1 << 20));
+    sub->add_option("--heads", tr.heads, "Attention heads H (default: the preset's)")->check(tool::in_range(1, 65536));
+    sub->add_option("--ffn", tr.ffn, "Feed-forward width F (default: the preset's)")->check(tool::in_range(1, 1 << 20));
     sub->add_option("--shortlist", tr.shortlist,
-                    "Restrict the output layer to the first K target ids, as a vocabulary shortlist of K entries would")
+                    "A vocabulary shortlist of the first K target ids: the output layer computes only those")
         ->check(tool::in_range(1, 1 << 20));
     sub->add_option("--compute-type", f->compute,
                     "Compute types, e.g. float32,bfloat16,int8 (default float32), auto, or unpacked (fp32 "
