@@ -10,7 +10,7 @@
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
-FUZZ_SECONDS ?= 10
+FUZZ_SECONDS ?= 8
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=

@@ -49,8 +49,10 @@ int main(int argc, char** argv) {
     app.add_option("--range", range, "Colour range LO HI (default: the data's minimum and maximum)")
         ->expected(2)->check(tfm::tool::in_range(-3e38, 3e38));
     app.add_option("--labels", labels_file,
-                   "Token labels, one line per record (SVG): the columns' labels, and the rows' when the counts match "
+                   "Token labels, one line per record: the columns' labels, and the rows' when the counts match "
                    "(read once stdin has ended, so the tool upstream may write it)");
+    bool bare = false;
+    app.add_flag("--bare", bare, "PNG: the cells alone, one cell a block of pixels (no titles, labels or colour scale)");
     return tool.run(argc, argv, [&] {
         const bool svg = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0;
         const bool png = out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
@@ -92,7 +94,9 @@ int main(int argc, char** argv) {
                 o.col_labels = words(line);
                 if (o.col_labels.size() == r) o.row_labels = o.col_labels;
             }
-            std::string bytes = svg ? tfm::heatmap_svg(mats, o) : tfm::encode_png(tfm::heatmap_image(mats, o));
+            std::string bytes = svg    ? tfm::heatmap_svg(mats, o)
+                                : bare ? tfm::encode_png(tfm::heatmap_image(mats, o))
+                                       : tfm::encode_png(tfm::heatmap_picture(mats, o));
             files.push_back({std::to_string(files.size() + 1), std::move(bytes)});
         }
         if (files.empty()) throw tfm::Error("no records on stdin: nothing to plot");

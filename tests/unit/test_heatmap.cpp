@@ -149,3 +149,55 @@ TEST_CASE("bitmap font: glyph pixels where the font puts them, widths, rotation,
     CHECK(q.pixels == q2.pixels);
     draw_text(q, 100, 100, "clipped", Rgb{0, 0, 0});  // off the image: nothing, no crash
 }
+
+TEST_CASE("heatmap picture: the cells, titles, labels and colour scale of a PNG for reports") {
+    const float a[4] = {0.0f, 1.0f, 0.25f, 0.5f}, b[4] = {1.0f, 0.0f, 0.0f, 1.0f};  // two [2,2] heads
+    HeatmapOptions o;
+    o.cell = 20;
+    o.titles = {"head 0", "head 1"};
+    o.row_labels = o.col_labels = {"\xE2\x96\x81Hund", "f\xC3\xA4hrt"};
+    PictureLayout g;
+    const Image img = decode_png(encode_png(heatmap_picture({mat(a, 2, 2), mat(b, 2, 2)}, o, &g)));
+    const Image cells = heatmap_image({mat(a, 2, 2), mat(b, 2, 2)}, o);
+    // The cells are the bare image's, at the layout's offsets, panel by panel.
+    for (std::size_t k = 0; k < 2; ++k)
+        for (std::size_t i = 0; i < 2; ++i)
+            for (std::size_t j = 0; j < 2; ++j) {
+                CAPTURE(k);
+                CAPTURE(i);
+                CAPTURE(j);
+                const std::size_t x = g.left + k * g.step_x + j * 20 + 10, y = g.top + i * 20 + 10;
+                CHECK(same(img.at(x, y), cells.at(k * (40 + 4) + j * 20 + 10, i * 20 + 10)));
+            }
+    CHECK(same(img.at(g.left + 10, g.top + 30), colormap(0.25)));
+    // The colour bar: yellow (the highest value) at its top, dark at its bottom.
+    CHECK(same(img.at(g.bar_x + 5, g.bar_y), colormap(1.0)));
+    CHECK(same(img.at(g.bar_x + 5, g.bar_y + g.bar_h - 1), colormap(0.0)));
+    // Text is drawn where titles and labels go: dark pixels above the panel and at its left.
+    auto dark_in = [&](std::size_t x0, std::size_t y0, std::size_t w, std::size_t h) {
+        std::size_t n = 0;
+        for (std::size_t y = y0; y < y0 + h && y < img.height; ++y)
+            for (std::size_t x = x0; x < x0 + w && x < img.width; ++x)
+                n += img.at(x, y).r < 80 && img.at(x, y).g < 80 && img.at(x, y).b < 80;
+        return n;
+    };
+    CHECK(dark_in(g.left, 0, 40, g.top) > 10);                 // "head 0"
+    CHECK(dark_in(0, g.top, g.left - 1, 40) > 10);             // the row labels
+    CHECK(dark_in(g.left, g.top + 41, 40, img.height - g.top - 41) > 10);  // the column labels
+    CHECK(dark_in(g.bar_x + 12, g.bar_y, 30, 20) > 5);        // "1" at the scale's top
+    // Without text, no room for it: the cells start near the corner.
+    HeatmapOptions plain;
+    plain.cell = 20;
+    PictureLayout p;
+    heatmap_picture({mat(a, 2, 2)}, plain, &p);
+    CHECK(p.left == 4);
+    CHECK(p.top == 4);
+}
+
+TEST_CASE("heatmap picture: labels in the PNG font") {
+    CHECK(ascii_label("\xE2\x96\x81Hund") == "_Hund");
+    CHECK(ascii_label("f\xC3\xA4hrt Stra\xC3\x9F" "e") == "fahrt Strasse");
+    CHECK(ascii_label("\xE4\xB8\xAD") == "?");  // no glyph: '?'
+    CHECK(ascii_label("a\x01z") == "a?z");
+    CHECK(ascii_label("abcdefghijklmnopqrstuvwxyz", 8) == "abcdef..");
+}
