@@ -8,7 +8,8 @@
 #include "common/tool.hpp"
 #include "tfm/decode/shortlist.hpp"
 #include "tfm/io/io.hpp"
-#include "tfm/model/model_dir.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/tokenizer.hpp"
 
 int main(int argc, char** argv) {
     tfm::tool::Tool tool("tfm-shortlist",
@@ -33,14 +34,19 @@ int main(int argc, char** argv) {
         ->check(in_range(0, 1));
     app.add_option("--max-lines", opt.max_lines, "Read at most this many sentence pairs (default 2000000)")
         ->check(in_range(1, 1e9));
+    app.add_option("--max-pieces", opt.max_length, "Skip pairs with more pieces than this on a side (default 200)")
+        ->check(in_range(1, 1e6));
     app.add_flag("--binary", binary, "Write Marian's binary shortlist (FIRST and BEST baked in) instead of text");
     app.add_option("--first", first, "With --binary: target ids below this are always candidates (default 100)")
         ->check(in_range(0, 1e9));
     return tool.run(argc, argv, [&] {
-        const tfm::ModelDir md = tfm::load_model_dir(tfm::tool::model_dir_or_default(model_dir));
-        std::string text = tfm::lexical_table(source, target, md.tokenizer, opt);
+        // The tokenizer and the vocabulary sizes are all it needs: the weights are not read.
+        const std::string dir = tfm::tool::model_dir_or_default(model_dir);
+        const tfm::ModelConfig config = tfm::load_config(dir + "/config.json");
+        const tfm::Tokenizer tokenizer = tfm::Tokenizer::load(dir, config);
+        std::string text = tfm::lexical_table(source, target, tokenizer, opt);
         tfm::Output out = output == "-" ? tfm::Output(STDOUT_FILENO) : tfm::Output::create_file(output);
-        if (binary) text = tfm::marian_binary_shortlist(text, md.tokenizer, md.model.config, first, opt.best, opt.threshold);
+        if (binary) text = tfm::marian_binary_shortlist(text, tokenizer, config, first, opt.best, opt.threshold);
         out.write(text);
         out.flush();
     });

@@ -204,4 +204,9 @@ TEST_CASE("lexical_table: IBM model 1 finds each word's translation") {
     CHECK(best_of("▁rot") == "▁ball");
     CHECK(error_of([&] { lexical_table(temp_file("c1", "a\nb\n"), temp_file("c2", "a\n"), md.tokenizer, {}); })
               .find("ends after line 1") != std::string::npos);
+    // A pair longer than max_length pieces is skipped: here every pair is
+    LexiconOptions one;
+    one.max_length = 1;
+    CHECK(error_of([&] { lexical_table(temp_file("c.de", de), temp_file("c.en", en), md.tokenizer, one); })
+              .find("at most 1 pieces each") != std::string::npos);
 }

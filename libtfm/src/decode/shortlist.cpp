@@ -280,7 +280,8 @@ namespace tfm {
 
 std::string lexical_table(const std::string& source_path, const std::string& target_path, const Tokenizer& tok,
                           const LexiconOptions& opt) {
-    if (opt.iterations == 0 || opt.best == 0) throw UsageError("lexical table: iterations and best must be at least 1");
+    if (opt.iterations == 0 || opt.best == 0 || opt.max_length == 0)
+        throw UsageError("lexical table: iterations, best and the longest sentence must be at least 1");
     // The corpus as piece ids (eos left out); -1 is NULL, the source word every target may align to.
     std::vector<std::vector<std::int64_t>> src, tgt;
     {
@@ -295,13 +296,15 @@ std::string lexical_table(const std::string& source_path, const std::string& tar
             auto x = tok.encode(a), y = tok.encode_target(b);
             x.pop_back();
             y.pop_back();
-            if (x.empty() || y.empty()) continue;
+            if (x.empty() || y.empty() || x.size() > opt.max_length || y.size() > opt.max_length) continue;
             x.push_back(-1);
             src.push_back(std::move(x));
             tgt.push_back(std::move(y));
         }
     }
-    if (src.empty()) throw Error(source_path + ", " + target_path + ": no sentence pairs with text on both sides");
+    if (src.empty())
+        throw Error(source_path + ", " + target_path + ": no sentence pairs with text on both sides and at most " +
+                    std::to_string(opt.max_length) + " pieces each");
     auto key = [](std::int64_t s, std::int64_t t) { return (std::uint64_t(s + 1) << 32) | std::uint64_t(t); };
     std::unordered_map<std::uint64_t, double> prob, count;
     for (std::size_t i = 0; i < src.size(); ++i)

@@ -57,30 +57,35 @@ std::vector<std::string> ShardedTensors::names() const {
     return out;
 }
 
-const TensorFile& ShardedTensors::shard_of(const std::string& name) const {
+std::shared_ptr<const TensorFile> ShardedTensors::shard_of(const std::string& name) const {
     const auto it = map_.find(name);
     if (it == map_.end()) throw Error(path_ + ": no tensor '" + name + "' in the index");
-    if (!open_ || open_index_ != it->second) {
-        open_.reset();  // one shard's bytes at a time
-        open_ = opener_(files_[it->second]);
-        open_index_ = it->second;
+    std::shared_ptr<const TensorFile> shard;
+    {
+        std::lock_guard<std::mutex> hold(*lock_);
+        if (!open_ || open_index_ != it->second) {
+            open_.reset();  // one shard's bytes at a time (a reader still using it keeps it)
+            open_ = opener_(files_[it->second]);
+            open_index_ = it->second;
+        }
+        shard = open_;
     }
-    if (!open_->contains(name))
+    if (!shard->contains(name))
         throw Error(path_ + ": the index puts tensor '" + name + "' in " + files_[it->second] + ", which lacks it");
-    return *open_;
+    return shard;
 }
 
-Shape ShardedTensors::shape(const std::string& name) const { return shard_of(name).shape(name); }
+Shape ShardedTensors::shape(const std::string& name) const { return shard_of(name)->shape(name); }
 
-FloatArray ShardedTensors::get(const std::string& name) const { return shard_of(name).get(name); }
+FloatArray ShardedTensors::get(const std::string& name) const { return shard_of(name)->get(name); }
 
 void ShardedTensors::read_rows(const std::string& name, std::size_t row0, std::size_t rows, float* dst) const {
-    shard_of(name).read_rows(name, row0, rows, dst);
+    shard_of(name)->read_rows(name, row0, rows, dst);
 }
 
 void ShardedTensors::read_into(const std::string& name, float* dst) const {
-    const TensorFile& f = shard_of(name);
-    f.read(name, f.shape(name), dst);
+    const auto f = shard_of(name);
+    f->read(name, f->shape(name), dst);
 }
 
 }  // namespace tfm

@@ -38,6 +38,9 @@ struct VocabMap {
     }
 };
 
+// fairseq's dictionary starts with these four (NLLB's ids 0..3; SentencePiece's own come after).
+constexpr const char* kFairseqNames[] = {"<s>", "<pad>", "</s>", "<unk>"};
+
 struct Tokenizer::Impl {
     sentencepiece::SentencePieceProcessor source, target;
     std::optional<VocabMap> source_vocab, target_vocab;  // both set, or neither
@@ -324,13 +327,12 @@ std::string piece_of(const Tokenizer::Impl& s, const std::optional<VocabMap>& ma
         if (id >= 0 && std::size_t(id) < map->pieces.size() && !map->pieces[std::size_t(id)].empty())
             return map->pieces[std::size_t(id)];
     } else if (s.fairseq_offset) {
-        static const char* const names[] = {"<s>", "<pad>", "</s>", "<unk>"};
-        if (id >= 0 && id < 4) return names[id];
+        if (id >= 0 && id < 4) return kFairseqNames[id];
+        if (id > 3 && id - 1 < sp.GetPieceSize()) return sp.IdToPiece(int(id - 1));  // before the codes, after the pieces
         const LanguageTokens& l = *s.languages;
         for (std::size_t i = 0; i < l.ids.size(); ++i)
             if (l.ids[i] == id) return l.token(i);
         if (id == l.mask) return "<mask>";
-        if (id > 3 && id - 1 < sp.GetPieceSize()) return sp.IdToPiece(int(id - 1));
     } else if (id >= 0 && id < sp.GetPieceSize()) {
         return sp.IdToPiece(int(id));
     }
@@ -358,9 +360,8 @@ std::int64_t id_of(const Tokenizer::Impl& s, const std::optional<VocabMap>& map,
         return it == map->ids.end() ? -1 : it->second;
     }
     if (s.fairseq_offset) {
-        static const char* const names[] = {"<s>", "<pad>", "</s>", "<unk>"};
         for (std::int64_t i = 0; i < 4; ++i)
-            if (piece == names[i]) return i;
+            if (piece == kFairseqNames[i]) return i;
         if (const std::int64_t lang = s.languages->id(piece); lang >= 0) return lang;
         if (piece == "<mask>" && s.languages->mask >= 0) return s.languages->mask;
     }
@@ -453,12 +454,14 @@ std::string Tokenizer::decode(const std::vector<std::int64_t>& ids) const {
     std::string text;
     if (s.languages) {
         // transformers' skip_special_tokens: eos, pad, <unk>, <s>, the languages, <mask>.
+        // Ids without a piece (the rows a vocabulary is padded with) are dropped too.
+        const auto spelt = [&](std::int64_t id) {
+            if (s.fairseq_offset) return id > 3 && id - 1 < s.target.GetPieceSize();
+            return id >= 0 && std::size_t(id) < s.target_vocab->pieces.size() && !s.target_vocab->pieces[std::size_t(id)].empty();
+        };
         std::vector<std::string> pieces;
         for (std::int64_t id : ids)
-            if (!s.drops(id)) {
-                std::string p = target_piece(id);
-                if (p.compare(0, 4, "<id ") != 0) pieces.push_back(std::move(p));
-            }
+            if (!s.drops(id) && spelt(id)) pieces.push_back(target_piece(id));
         if (s.fairseq_offset) {  // NllbTokenizer: the pieces joined, U+2581 as a space, stripped
             for (const auto& p : pieces) text += p;
             std::string spaced;

@@ -72,11 +72,15 @@ struct LexiconOptions {
     std::size_t best = 100;           // targets written per source piece (the most probable)
     double threshold = 1e-4;          // and only those more probable than this
     std::size_t max_lines = 2000000;  // sentence pairs read at most
+    // Pairs with more pieces than this on a side are skipped: a pair costs its two lengths'
+    // product a step, so one long line must not cost more than the corpus.
+    std::size_t max_length = 200;
 };
 
 // A lexical table for Marian's text shortlist from a line-aligned parallel corpus (gzip
 // accepted): IBM model 1's p(target piece | source piece) (with a NULL source word), by EM from
-// uniform, over the pieces the model's tokenizer makes. Lines "target source probability",
+// uniform, over the pieces the model's tokenizer makes (pairs longer than max_length pieces
+// on a side skipped, as corpus cleaning does; lines read up to 1 MB). Lines "target source probability",
 // source pieces in id order, each one's targets most probable first.
 std::string lexical_table(const std::string& source_path, const std::string& target_path, const Tokenizer& tok,
                           const LexiconOptions& opt);

@@ -5,12 +5,15 @@
 // file names in the index's directory (no '/', no "..", no hidden files), every shard must exist
 // before anything is read, and a tensor missing from its shard is an error naming both. Shards
 // are opened one at a time (the last one used stays open), so reading a sharded PyTorch
-// checkpoint holds one shard's bytes at a time, not all of them.
+// checkpoint holds one shard's bytes at a time, not all of them. Reads may come from several
+// threads at once (packing reads a tensor's rows in parallel): a shard stays alive while a
+// read uses it.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,13 +46,14 @@ protected:
 
 private:
     ShardedTensors() = default;
-    // The shard holding `name`, opened (and the one open before closed) when it is not open.
-    const TensorFile& shard_of(const std::string& name) const;
+    // The shard holding `name`, opened (and the one open before let go) when it is not open.
+    std::shared_ptr<const TensorFile> shard_of(const std::string& name) const;
     std::string path_, dir_;
     std::map<std::string, std::size_t> map_;  // tensor -> index into files_
     std::vector<std::string> files_;          // shard paths
     Opener opener_;
-    mutable std::unique_ptr<TensorFile> open_;
+    mutable std::unique_ptr<std::mutex> lock_ = std::make_unique<std::mutex>();
+    mutable std::shared_ptr<const TensorFile> open_;
     mutable std::size_t open_index_ = 0;
 };
 
