@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The library's tiers, enforced: a file of libtfm includes only headers of its own tier or of
-# lower ones (base < io < eval < nn < model < import < decode < train), never the tools' code (benchmarks,
+# lower ones (base < io < eval < nn < model < import < decode < train < view), never the tools' code (benchmarks,
 # pictures, flags); and no file outside tools/ includes a tool-side header. docs/design.md
 # describes the tiers.
 set -u
 root=${TFM_SOURCE:-$(cd "$(dirname "$0")/.." && pwd)}
-tiers=(base io eval nn model import decode train)
+tiers=(base io eval nn model import decode train view)
 rank() {
     local i
     for i in "${!tiers[@]}"; do [ "${tiers[$i]}" = "$1" ] && { echo "$i"; return; }; done

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "common/attention_flags.hpp"
 #include "common/shared_options.hpp"
 #include "common/checks.hpp"
 #include "common/tool.hpp"
@@ -13,14 +14,10 @@
 
 namespace {
 
-enum class Inputs { Self, Cross, Qkv };
+using Inputs = tfm::tool::AttentionInputs;
 
 struct Settings {
-    Inputs inputs = Inputs::Self;
-    tfm::MultiHeadConfig layer;
-    std::string proj = "identity";
-    std::uint64_t seed = 0;
-    std::string params_file, prefix;
+    tfm::tool::AttentionFlags flags;
     std::vector<std::size_t> key_lengths;
     bool weights_out = false;
 };
@@ -47,18 +44,18 @@ public:
     explicit Attender(const Settings& s) : s_(s) {}
 
     void run(tfm::TensorReader& reader, tfm::TensorWriter& writer) {
-        const char* first = s_.inputs == Inputs::Self ? "X [T,D]" : "queries [T,D]";
+        const char* first = s_.flags.inputs == Inputs::Self ? "X [T,D]" : "queries [T,D]";
         auto rec = reader.expect(std::string(first));
         for (;;) {
             std::size_t index = reader.records_read() - 1;
-            Batch q = as_batch(std::move(rec), index, s_.inputs == Inputs::Self ? "X" : "Q");
+            Batch q = as_batch(std::move(rec), index, s_.flags.inputs == Inputs::Self ? "X" : "Q");
             std::optional<Batch> k, v;
-            if (s_.inputs != Inputs::Self) {
-                k = as_batch(reader.expect(s_.inputs == Inputs::Cross ? "memory for the queries" : "K"),
-                             reader.records_read() - 1, s_.inputs == Inputs::Cross ? "memory" : "K");
+            if (s_.flags.inputs != Inputs::Self) {
+                k = as_batch(reader.expect(s_.flags.inputs == Inputs::Cross ? "memory for the queries" : "K"),
+                             reader.records_read() - 1, s_.flags.inputs == Inputs::Cross ? "memory" : "K");
                 check_pair(q, *k, reader.records_read() - 1);
             }
-            if (s_.inputs == Inputs::Qkv) {
+            if (s_.flags.inputs == Inputs::Qkv) {
                 v = as_batch(reader.expect("V"), reader.records_read() - 1, "V");
                 check_pair(q, *v, reader.records_read() - 1);
                 if (v->t != k->t)
@@ -94,25 +91,13 @@ private:
                                                    std::to_string(d_));
             return;
         }
-        tfm::MultiHeadConfig cfg = s_.layer;
-        cfg.d = d_ = d;
+        d_ = d;
         try {
-            tfm::head_size(d, cfg.attention.heads);
+            tfm::head_size(d, s_.flags.layer.attention.heads);
         } catch (const tfm::Error& e) {
             throw tfm::record_error(index, e.what());
         }
-        if (s_.proj == "random") {
-            params_ = tfm::random_multihead(cfg, s_.seed);
-        } else if (s_.proj == "params") {
-            params_ = tfm::load_multihead(tfm::SafeTensors::open(s_.params_file), s_.prefix, cfg);
-        } else {  // identity: no W^Q, W^K, W^V, W^O
-            params_ = tfm::MultiHeadParams{};
-            if (cfg.additive) {
-                tfm::Rng rng(s_.seed);
-                std::size_t k = d / cfg.attention.heads;
-                params_->additive = tfm::random_additive(k, cfg.additive_dim ? cfg.additive_dim : k, rng);
-            }
-        }
+        params_ = tfm::tool::attention_params(s_.flags, d);
     }
 
     std::size_t key_length(std::size_t tk, std::size_t index) {
@@ -129,7 +114,7 @@ private:
 
     void attend_record(const Batch& q, const Batch& k, const Batch& v, std::size_t index, tfm::TensorWriter& w) {
         ensure_params(q.d, index);
-        const std::size_t h = s_.layer.attention.heads;
+        const std::size_t h = s_.flags.layer.attention.heads;
         tfm::FloatArray y = tfm::FloatArray::from_shape(q.a.shape());
         tfm::FloatArray weights;
         if (s_.weights_out) {
@@ -138,10 +123,10 @@ private:
             weights = tfm::FloatArray::from_shape(ws);
         }
         for (std::size_t b = 0; b < q.b; ++b) {
-            tfm::PrefixMask mask{key_length(k.t, index), s_.layer.attention.causal};
+            tfm::PrefixMask mask{key_length(k.t, index), s_.flags.layer.attention.causal};
             float* wb = s_.weights_out ? weights.data() + b * h * q.t * k.t : nullptr;
             tfm::multihead_forward(tfm::mat(y.data() + b * q.t * q.d, q.t, q.d), wb, q.item(b), k.item(b),
-                                   v.item(b), mask, s_.layer.attention, *params_, ws_);
+                                   v.item(b), mask, s_.flags.layer.attention, *params_, ws_);
         }
         w.write(y);
         if (s_.weights_out) w.write(weights);
@@ -158,32 +143,12 @@ int main(int argc, char** argv) {
         "  cat dec.npy mem.npy | tfm-attend --cross --heads 8 --key-lengths 7 --weights-out\n");
     CLI::App& app = tool.app();
     Settings s;
-    auto& att = s.layer.attention;
-    bool cross = false, qkv = false, no_scale = false;
+    auto& att = s.flags.layer.attention;
     int threads = 0;
-    app.add_option("-H,--heads", att.heads, "Attention heads H (D must be a multiple of H; default 1)")
-        ->check(tfm::tool::in_range(1, tfm::tool::kMaxDim));
-    auto* cross_opt = app.add_flag("--cross", cross, "Records come in pairs: queries, then the memory they attend to");
-    auto* qkv_opt = app.add_flag("--qkv", qkv, "Records come in threes: Q, K, V");
-    cross_opt->excludes(qkv_opt);
-    app.add_flag("--causal", att.causal, "Causal mask: query i sees keys up to position i (+ Tk - Tq)");
+    tfm::tool::add_attention_flags(app, s.flags);
     app.add_option("--key-lengths", s.key_lengths,
                    "Valid keys per batch row, in order across records (the rest is padding)")
         ->delimiter(',')->check(tfm::tool::in_range(0, tfm::tool::kMaxCount));
-    auto* proj_opt = app.add_option("--proj", s.proj,
-        "Projections W^Q, W^K, W^V, W^O: identity (none, the default), random (Xavier, --seed) or "
-        "params (--params)")->check(CLI::IsMember({"identity", "random", "params"}));
-    auto* seed_opt = app.add_option("--seed", s.seed, "Seed of the random parameters (implies --proj random)");
-    auto* params_opt = app.add_option("--params", s.params_file,
-        "safetensors file with {prefix}{q,k,v,out}_proj.{weight,bias} (implies --proj params)")
-        ->check(CLI::ExistingFile);
-    auto* prefix_opt = app.add_option("--prefix", s.prefix, "Tensor-name prefix in --params, e.g. 'self_attn.'")
-        ->needs(params_opt);
-    app.add_flag("--shared-kv", s.layer.shared_kv, "Tie the key and value projections (V uses W^K)");
-    app.add_flag("--no-scale", no_scale, "Unscaled dot product: drop the 1/sqrt(d_k) factor");
-    auto* add_opt = app.add_flag("--additive", s.layer.additive, "Additive attention w.tanh(W_q q + W_k k) instead of dot products");
-    app.add_option("--additive-dim", s.layer.additive_dim, "Hidden size A of additive attention (default: head size)")
-        ->needs(add_opt)->check(tfm::tool::in_range(1, tfm::tool::kMaxDim));
     bool tiled = false;
     auto* tiled_opt = app.add_flag("--tiled", tiled,
                                    "Tiled attention: keys in blocks with an online softmax, memory independent of "
@@ -192,22 +157,13 @@ int main(int argc, char** argv) {
                  "After each output, write the attention probabilities [H,Tq,Tk] ([B,H,Tq,Tk]) as a further record");
     tfm::tool::add_threads_option(app, threads);
     tool.add_format_flags();
-    (void)prefix_opt;
     (void)tiled_opt;
 
     return tool.run(argc, argv, [&] {
-        att.scaled = !no_scale;
+        tfm::tool::finish_attention_flags(s.flags);
         if (tiled) att.algorithm = tfm::AttentionAlgorithm::Tiled;
         if (tiled && s.weights_out) throw tfm::UsageError("--tiled gives no attention weights: drop --weights-out");
-        if (tiled && s.layer.additive) throw tfm::UsageError("--tiled applies to dot-product attention, not --additive");
-        if (no_scale && s.layer.additive) throw tfm::UsageError("--no-scale applies to dot-product scores, not --additive");
-        s.inputs = cross ? Inputs::Cross : qkv ? Inputs::Qkv : Inputs::Self;
-        if (!proj_opt->count()) s.proj = params_opt->count() ? "params" : seed_opt->count() ? "random" : "identity";
-        if (s.proj == "params" && !params_opt->count()) throw tfm::UsageError("--proj params needs --params FILE");
-        if (s.proj != "params" && params_opt->count()) throw tfm::UsageError("--params needs --proj params");
-        if (seed_opt->count() && s.proj == "params") throw tfm::UsageError("--seed does not apply to --proj params");
-        if (seed_opt->count() && s.proj == "identity" && !s.layer.additive)
-            throw tfm::UsageError("--seed has nothing to draw with --proj identity");
+        if (tiled && s.flags.layer.additive) throw tfm::UsageError("--tiled applies to dot-product attention, not --additive");
         tfm::set_num_threads(threads);
         tfm::Input in(STDIN_FILENO);
         tfm::TensorReader reader(in);

@@ -15,6 +15,7 @@
 
 #include "tfm/base/bfloat16.hpp"
 #include "tfm/base/checked.hpp"
+#include "tfm/base/half.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/quantize.hpp"
 #include "tfm/io/io.hpp"
@@ -26,30 +27,6 @@ namespace tfm {
 namespace {
 
 constexpr std::size_t kMaxHeader = std::size_t(100) << 20;
-
-
-// float -> IEEE half, rounded to nearest even; overflow gives inf, NaN stays NaN.
-std::uint16_t float_to_half(float f) {
-    std::uint32_t x;
-    std::memcpy(&x, &f, 4);
-    const std::uint16_t sign = std::uint16_t((x >> 16) & 0x8000);
-    const std::uint32_t abs = x & 0x7fffffffu;
-    if (abs >= 0x7f800000u) return std::uint16_t(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0));  // inf, NaN
-    if (abs >= 0x477ff000u) return std::uint16_t(sign | 0x7c00);  // rounds past 65504: inf
-    if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero
-        if (abs < 0x33000000u) return sign;  // under half the smallest subnormal
-        const std::uint32_t mant = (abs & 0x7fffff) | 0x800000;
-        const int shift = 126 - int(abs >> 23);  // 14..24
-        std::uint32_t h = mant >> shift;
-        const std::uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rest > half || (rest == half && (h & 1))) ++h;
-        return std::uint16_t(sign | h);
-    }
-    std::uint32_t h = ((abs >> 13) - (112u << 10));  // rebias exponent 127 -> 15
-    const std::uint32_t rest = abs & 0x1fff;
-    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
-    return std::uint16_t(sign | h);
-}
 
 
 class Fd {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "tfm/base/error.hpp"
+#include "tfm/base/half.hpp"
 
 namespace tfm {
 
@@ -89,31 +90,6 @@ std::size_t dtype_size(const std::string& dtype) {
 
 namespace {
 
-float half_to_float(std::uint16_t h) {
-    std::uint32_t sign = std::uint32_t(h & 0x8000) << 16;
-    std::uint32_t exp = (h >> 10) & 0x1f;
-    std::uint32_t mant = h & 0x3ff;
-    std::uint32_t bits;
-    if (exp == 0) {
-        if (mant == 0) {
-            bits = sign;
-        } else {  // subnormal half: renormalise
-            int e = -1;
-            do {
-                ++e;
-                mant <<= 1;
-            } while (!(mant & 0x400));
-            bits = sign | (std::uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000u | (mant << 13);
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
 
 }  // namespace
 

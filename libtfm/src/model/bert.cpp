@@ -165,7 +165,7 @@ BertInput bert_input(const WordPiece& tok, std::string_view a, const std::string
 }
 
 void bert_forward(std::vector<float>& x, const BertModel& m, const TokenBatch& src, const std::vector<std::int64_t>& segments,
-                  EncoderWorkspace& ws, AttentionCapture* capture) {
+                  EncoderWorkspace& ws, AttentionCapture* capture, EncoderTrace* trace) {
     const ModelConfig& c = m.config;
     const std::size_t n = src.batch * src.len, d = c.d_model;
     if (segments.size() != n || src.ids.size() != n)
@@ -190,7 +190,7 @@ void bert_forward(std::vector<float>& x, const BertModel& m, const TokenBatch& s
         for (std::size_t j = 0; j < d; ++j) row[j] = w[j] + p[j] + t[j];
     });
     layernorm_forward(mat(x.data(), n, d), mat(x.data(), n, d), m.embed_ln);
-    encoder_layers(x, c, m.layers, nullptr, src, ws, capture);
+    encoder_layers(x, c, m.layers, nullptr, src, ws, capture, trace);
 }
 
 BertPooling parse_pooling(const std::string& name) {

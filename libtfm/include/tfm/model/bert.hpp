@@ -57,8 +57,9 @@ BertInput bert_input(const WordPiece& tok, std::string_view a, const std::string
                      std::size_t max_tokens = 0);
 
 // x [B*S,D] (resized): the last layer's states of a padded batch (src's ids, segments [B*S]).
+// With trace, every layer's intermediates are kept there (encoder_layers; no dropout).
 void bert_forward(std::vector<float>& x, const BertModel& m, const TokenBatch& src, const std::vector<std::int64_t>& segments,
-                  EncoderWorkspace& ws, AttentionCapture* capture = nullptr);
+                  EncoderWorkspace& ws, AttentionCapture* capture = nullptr, EncoderTrace* trace = nullptr);
 
 enum class BertPooling { Cls, Mean, Pooler };
 BertPooling parse_pooling(const std::string& name);  // cls | mean | pooler
