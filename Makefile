@@ -4,7 +4,8 @@
 #                 run it again with a libFuzzer smoke run of every input reader
 #   make demo     a pipeline of the tools, as in the README
 #   make install  install tools, library, headers, man pages (PREFIX=/usr/local)
-#   make deps     install the Debian packages tfm needs (or print the apt-get line)
+#   make deps     install the Debian packages tfm needs (or print the apt-get line); make test
+#                 also installs what only the tests use (Chromium, for tfm-view's pages)
 #   make bench    the attention benchmark against this machine's sgemm
 #   make fuzz     each fuzz target for FUZZ_SECONDS (default 600) from its seed corpus
 
@@ -20,7 +21,11 @@ DEB_PACKAGES := g++ cmake make pkg-config libcli11-dev libxtensor-dev libxtensor
                 libopenblas-dev doctest-dev nlohmann-json3-dev libsentencepiece-dev zlib1g-dev libzip-dev libyaml-cpp-dev libutf8proc-dev libdnnl-dev libopenmpi-dev openmpi-bin parallel python3-numpy \
                 clang libclang-rt-14-dev
 
-.PHONY: all build test test-release test-asan build-asan ctest-release ctest-asan fuzz demo install deps bench clean
+# What only the tests need: a browser for tfm-view's pages (tests/cli/view.sh skips its browser
+# checks where it cannot be installed).
+DEB_TEST_PACKAGES := chromium
+
+.PHONY: all build test deps-test test-release test-asan build-asan ctest-release ctest-asan fuzz demo install deps bench clean
 
 all: build
 
@@ -34,6 +39,19 @@ deps:
 	else \
 	    echo "tfm: missing Debian packages. Run as root:"; \
 	    echo "    apt-get install $$missing"; exit 1; \
+	fi
+
+deps-test: deps
+	@missing=$$(for p in $(DEB_TEST_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	    echo "tfm: installing for the tests: $$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } || \
+	    echo "tfm: $$missing could not be installed: the tests that need it are skipped"; \
+	else \
+	    echo "tfm: $$missing not installed (apt-get install $$missing): the tests that need it are skipped"; \
 	fi
 
 $(BUILD)/CMakeCache.txt: | deps
@@ -68,7 +86,7 @@ fuzz: build-asan
 # fuzz smoke run), each build and each test run timed; ctest's summary closes each run, the
 # stage times close the whole.
 STAGES := build:release ctest-release:release build-asan:sanitizer ctest-asan:sanitizer
-test: deps
+test: deps deps-test
 	@set -e; start=$$(date +%s); times=""; \
 	for st in $(STAGES); do \
 	    target=$${st%%:*}; what=$${st#*:}; \
