@@ -91,6 +91,66 @@ tfm::AttentionView view_of_tensors(const tfm::tool::AttentionFlags& f, std::size
                                tfm::mat(vx.data(), tk, d), tk, f.layer.attention, params, f.layer.additive, self);
 }
 
+std::vector<std::string> words(const std::string& line) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        std::size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+        if (j > i) out.push_back(line.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+// Weights records [H,Tq,Tk] (one per layer) from stdin, labelled by FILE's first line (the keys,
+// and the queries when as many) and second line (the queries), as tfm-plot reads --labels.
+// More than max_tokens queries or keys: the first max_tokens of each kept (a note says so).
+tfm::AttentionView view_of_weights(const std::string& labels_file, std::size_t max_tokens, std::vector<std::string>& notes) {
+    constexpr std::size_t kMaxLayers = 1024;
+    tfm::Input in(STDIN_FILENO);
+    tfm::TensorReader reader(in);
+    std::vector<tfm::ViewArray> layers;
+    std::size_t full_q = 0, full_k = 0;
+    while (auto r = reader.next()) {
+        if (layers.size() == kMaxLayers)
+            throw tfm::UsageError("more than " + std::to_string(kMaxLayers) + " records of weights: tfm-view shows one layer per record");
+        tfm::FloatArray a = tfm::as_float(std::move(*r));
+        if (a.dimension() == 2) a.reshape({1, a.shape(0), a.shape(1)});
+        if (a.dimension() != 3)
+            throw tfm::record_error(reader.records_read() - 1, "attention weights must be [H,Tq,Tk] or [Tq,Tk], got " +
+                                                                   tfm::shape_of(a));
+        const std::size_t h = a.shape(0), tq = a.shape(1), tk = a.shape(2), cq = std::min(tq, max_tokens),
+                          ck = std::min(tk, max_tokens);
+        if (!layers.empty() && (tq != full_q || tk != full_k))
+            throw tfm::record_error(reader.records_read() - 1, "weights " + tfm::shape_of(a) + " of another size than record 0's");
+        full_q = tq, full_k = tk;
+        tfm::ViewArray v{{h, cq, ck}, std::vector<float>(h * cq * ck)};
+        for (std::size_t x = 0; x < h; ++x)
+            for (std::size_t i = 0; i < cq; ++i)
+                std::copy_n(a.data() + (x * tq + i) * tk, ck, v.values.data() + (x * cq + i) * ck);
+        layers.push_back(std::move(v));
+    }
+    if (full_q > max_tokens || full_k > max_tokens)
+        notes.push_back("the weights cut to their first " + std::to_string(max_tokens) + " queries and keys (they have " +
+                        std::to_string(full_q) + " and " + std::to_string(full_k) + "); --max-tokens raises the cap");
+    if (layers.empty()) throw tfm::UsageError("no attention weights on stdin");
+    std::vector<std::string> keys, queries;
+    if (!labels_file.empty()) {
+        tfm::LineReader lines(labels_file);
+        std::string line;
+        if (lines.next(line, kMaxLineBytes)) keys = words(line);
+        if (lines.next(line, kMaxLineBytes)) queries = words(line);
+        const std::size_t tq = full_q;
+        if (queries.size() != tq) queries = keys.size() == tq ? keys : std::vector<std::string>{};
+        auto cut = [&](std::vector<std::string>& l) { if (l.size() > max_tokens) l.resize(max_tokens); };
+        cut(keys);
+        cut(queries);
+    }
+    return tfm::view_weights(layers, std::move(queries), std::move(keys));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,8 +184,17 @@ int main(int argc, char** argv) {
                                     "Tensors on stdin, as tfm-attend reads them (X [T,D]; with --cross Q and memory; "
                                     "with --qkv Q, K, V), instead of a model and a sentence");
     tfm::tool::add_attention_flags(app, attend);
+    bool weights_mode = false;
+    std::string labels_file;
+    auto* weights_opt = app.add_flag("--weights", weights_mode,
+                                     "Attention weights on stdin, one record [H,Tq,Tk] per layer (tfm-encode "
+                                     "--attention-out, tfm-attend --weights-out): the head, model and matrix views");
+    weights_opt->excludes(attend_opt);
+    app.add_option("--labels", labels_file,
+                   "With --weights: a line of tokens naming the keys (and the queries when as many), a second "
+                   "line naming the queries (tfm-encode --pieces-out writes them)")
+        ->needs(weights_opt);  // read once the weights have ended, as tfm-plot does: a pipe may write it
     tfm::tool::add_threads_option(app, threads);
-    (void)attend_opt;
 
     return tool.run(argc, argv, [&] {
         tfm::set_num_threads(threads);
@@ -137,9 +206,14 @@ int main(int argc, char** argv) {
             throw tfm::UsageError("the page is HTML: give -o FILE, or redirect stdout to a file");
         tfm::AttentionView view;
         std::vector<std::string> notes;
-        if (attend_mode) {
+        if (weights_mode || attend_mode)
             for (const char* o : {"--model", "--beam", "--source-lang", "--target-lang", "--step-layer"})
-                if (app.count(o)) throw tfm::UsageError(std::string(o) + " is for a model, not --attend");
+                if (app.count(o))
+                    throw tfm::UsageError(std::string(o) + " is for a model, not " + (attend_mode ? "--attend" : "--weights"));
+        if (weights_mode) {
+            view = view_of_weights(labels_file, vo.max_tokens, notes);
+            view.notes.insert(view.notes.begin(), notes.begin(), notes.end());
+        } else if (attend_mode) {
             tfm::tool::finish_attention_flags(attend);
             view = view_of_tensors(attend, vo.max_tokens, notes);
             view.notes.insert(view.notes.begin(), notes.begin(), notes.end());

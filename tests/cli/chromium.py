@@ -130,6 +130,8 @@ class Browser:
     def open(self, path, ready="window.tfmView && window.tfmView.ready"):
         """Loads a file and waits for its load event and for `ready` to be true; returns the
         seconds from the navigation to ready."""
+        if not os.path.isfile(path):
+            raise CdpError("no page at " + path)
         url = "file://" + os.path.abspath(path)
         t0 = time.monotonic()
         self.send("Page.navigate", {"url": url})

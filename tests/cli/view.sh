@@ -33,6 +33,25 @@ if [ -n "$browser" ]; then
         fail "the model's page in Chromium: $(grep -v '^ok' page.log)"
     cat page.log
 fi
+# The weights tfm-encode wrote, labelled by its pieces.
+expect_status 0 "--weights --labels" -- bash -c \
+    "echo '$sentence' | tfm-encode -m '$model' --attention-out - --pieces-out wpieces.txt | tfm-view --weights --labels wpieces.txt -o weights.html"
+if [ -n "$browser" ]; then
+    "$PY" "$here/view_page.py" weights weights.html pieces.txt att.npy 3 4 > weights.log 2>&1 && ok ||
+        fail "the weights page in Chromium: $(grep -v '^ok' weights.log)"
+    cat weights.log
+fi
+expect_status 1 "--weights: records of two sizes" -- bash -c \
+    'tfm-posenc -n 6 -d 8 | tfm-attend --heads 2 --weights-out | tfm-view --weights -o x.html'
+expect_err "record 2: weights \[2,6,6\] of another size than record 0's" "sizes message"
+printf 'a b c\n' > three.txt
+expect_status 1 "--labels of the wrong length" -- bash -c \
+    "echo '$sentence' | tfm-encode -m '$model' --attention-out - | tfm-view --weights --labels three.txt -o x.html"
+expect_err "keys: 3 labels for 6 tokens" "labels message"
+expect_status 0 "--weights cut to --max-tokens" -- bash -c \
+    'tfm-posenc -n 90 -d 8 | tfm-attend --weights-out | tfm-cat > yw.npy; "$0" -c "import numpy as np, sys; f = open(\"yw.npy\", \"rb\"); np.load(f); np.save(sys.stdout.buffer, np.load(f))" | tfm-view --weights -o cutw.html' "$PY"
+expect_err "the weights cut to their first 64 queries and keys \(they have 90 and 90\)" "weights cut message"
+
 # To stdout, the same page.
 expect_status 0 "stdout" -- bash -c "echo '$sentence' | tfm-view -m '$model' > stdout.html"
 cmp -s view.html stdout.html && ok || fail "-o and stdout write the same page"

@@ -8,6 +8,8 @@
       the encoder's
   view_page.py bert PAGE PIECES ATTENTION LAYERS HEADS
       a BERT-family encoder's page: its one attention block, tokens and step view
+  view_page.py weights PAGE PIECES ATTENTION LAYERS HEADS
+      a page of weights alone (tfm-view --weights): layers x heads, labels, matrix pixels
   view_page.py attend PAGE OUTPUT HEADS CAUSAL
       a tfm-attend page: the step view's numbers are tfm-attend's OUTPUT (y, then the weights)
   view_page.py shots PAGE DIR
@@ -120,20 +122,8 @@ def model_page(page, pieces_file, attention_file, layers, heads, targets):
         check(b.evaluate("document.querySelector('.thumb.open').dataset.layer") == str(last), "the thumbnail is marked open")
 
         # The matrix view's pixels are the weights' colours.
-        shot = decode_png(b.screenshot("#matrix"))
-        ds = b.evaluate("Object.assign({}, document.getElementById('matrix').dataset)")
-        left, top, cell = int(ds["left"]), int(ds["top"]), int(ds["cell"])
-        w = att[last][1]
-        s = w.shape[0]
-        probes = [(0, 0), (s - 1, s - 1), tuple(np.unravel_index(np.argmax(w), w.shape)),
-                  tuple(np.unravel_index(np.argmin(w), w.shape)), (s // 2, (s - 1) // 3)]
-        bad = []
-        for i, j in probes:
-            got = pixel(shot, left + j * cell + cell // 2, top + i * cell + cell // 2)
-            want = weight_colour(w[i, j])
-            if not close_colour(got, want):
-                bad.append(((i, j), got, want, float(w[i, j])))
-        check(not bad, "matrix pixels match the weights at %d probed cells: %s" % (len(probes), bad))
+        bad = matrix_matches(b, att[last][1])
+        check(not bad, "matrix pixels match the weights at 5 probed cells: %s" % bad)
 
         # Each view's screenshot shows something.
         for view in ("#head-view", "#model-view", "#matrix-view", "#step-view"):
@@ -163,6 +153,40 @@ def model_page(page, pieces_file, attention_file, layers, heads, targets):
         check(texts(b, "#head-box .tok.k") == pieces and len(texts(b, "#head-box .tok.q")) == targets,
               "cross-attention: target tokens attend to the source pieces")
         check(b.evaluate("document.querySelectorAll('table.steps tr.masked').length") == 0, "cross-attention masks no key")
+        check(not b.problems(), "no errors after the interactions: %s" % b.problems()[:3])
+
+
+def matrix_matches(b, w):
+    """The matrix view's cells (its canvas screenshot) against the weights w [Tq,Tk] at five cells."""
+    shot = decode_png(b.screenshot("#matrix"))
+    ds = b.evaluate("Object.assign({}, document.getElementById('matrix').dataset)")
+    left, top, cell = int(ds["left"]), int(ds["top"]), int(ds["cell"])
+    tq, tk = w.shape
+    probes = [(0, 0), (tq - 1, tk - 1), tuple(np.unravel_index(np.argmax(w), w.shape)),
+              tuple(np.unravel_index(np.argmin(w), w.shape)), (tq // 2, (tk - 1) // 3)]
+    bad = []
+    for i, j in probes:
+        got = pixel(shot, left + j * cell + cell // 2, top + i * cell + cell // 2)
+        if not close_colour(got, weight_colour(w[i, j])):
+            bad.append(((i, j), got, weight_colour(w[i, j]), float(w[i, j])))
+    return bad
+
+
+def weights_page(page, pieces_file, attention_file, layers, heads):
+    layers, heads = int(layers), int(heads)
+    pieces = open(pieces_file, encoding="utf-8").readline().split()
+    att = npy_records(attention_file)
+    with Browser(find_chromium()) as b:
+        opened(b, page)
+        check(b.evaluate("document.querySelectorAll('#model-grid .thumb').length") == layers * heads,
+              "model view: %d layers x %d heads" % (layers, heads))
+        check(texts(b, "#head-box .tok.q") == pieces and texts(b, "#head-box .tok.k") == pieces,
+              "head view: the labels on both sides")
+        b.click('#model-grid .thumb[data-layer="%d"][data-head="%d"]' % (layers - 1, heads - 1))
+        bad = matrix_matches(b, att[layers - 1][heads - 1])
+        check(not bad, "matrix pixels of layer %d head %d match the weights: %s" % (layers - 1, heads - 1, bad))
+        check("the weights alone" in b.evaluate("document.getElementById('step-title').textContent"),
+              "the step view says it has no steps")
         check(not b.problems(), "no errors after the interactions: %s" % b.problems()[:3])
 
 
@@ -232,5 +256,5 @@ def shots(page, outdir):
 
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
-    {"model": model_page, "bert": bert_page, "attend": attend_page, "shots": shots}[mode](*args)
+    {"model": model_page, "bert": bert_page, "weights": weights_page, "attend": attend_page, "shots": shots}[mode](*args)
     sys.exit(1 if failures else 0)

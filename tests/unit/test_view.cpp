@@ -270,4 +270,22 @@ TEST_CASE("explorer_page: offline, its data intact, markup in tokens harmless, c
     CHECK(parse_page_precision("float16") == PagePrecision::Float16);
 }
 
+TEST_CASE("view_weights: layers of one shape, labels that fit, one token list for self-attention") {
+    const ViewArray a{{2, 3, 3}, random_values(18, 1)}, b{{2, 3, 3}, random_values(18, 2)};
+    const AttentionView self = view_weights({a, b}, {"x", "y", "z"}, {"x", "y", "z"});
+    CHECK(self.tokens.size() == 1);
+    CHECK(self.blocks.at(0).layers.size() == 2);
+    CHECK(self.blocks[0].heads == 2);
+    CHECK_FALSE(self.blocks[0].steps);
+    const AttentionView cross = view_weights({a}, {}, {"k0", "k1", "key"});
+    CHECK(cross.tokens.size() == 2);
+    CHECK(cross.tokens[0] == std::vector<std::string>{"q0", "q1", "q2"});
+    const ViewArray one_head{{3, 4}, random_values(12, 3)};
+    CHECK(view_weights({one_head}, {}, {}).blocks[0].layers[0].shape == std::vector<std::size_t>{1, 3, 4});
+    CHECK_THROWS_WITH_AS(view_weights({a, one_head}, {}, {}), doctest::Contains("layer 1: weights of another shape"), Error);
+    CHECK_THROWS_WITH_AS(view_weights({a}, {}, {"a", "b"}), doctest::Contains("keys: 2 labels for 3 tokens"), Error);
+    CHECK_THROWS_AS(view_weights({}, {}, {}), Error);
+    CHECK_THROWS_AS(view_weights({ViewArray{{2, 0, 3}, {}}}, {}, {}), Error);
+}
+
 }  // namespace view_tests

@@ -292,4 +292,43 @@ AttentionView view_attention(ConstMat x_q, ConstMat x_k, ConstMat x_v, std::size
     return view;
 }
 
+AttentionView view_weights(const std::vector<ViewArray>& layers, std::vector<std::string> query_labels,
+                           std::vector<std::string> key_labels) {
+    if (layers.empty()) throw Error("no attention weights to show");
+    std::vector<std::size_t> shape = layers[0].shape;
+    if (shape.size() == 2) shape.insert(shape.begin(), 1);
+    if (shape.size() != 3 || shape[0] == 0 || shape[1] == 0 || shape[2] == 0)
+        throw Error("layer 0: attention weights must be [H,Tq,Tk] or [Tq,Tk] with no empty side");
+    AttentionBlock b;
+    b.id = "attention";
+    b.name = "attention";
+    b.heads = shape[0];
+    b.key_len = shape[2];
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        std::vector<std::size_t> s = layers[l].shape;
+        if (s.size() == 2) s.insert(s.begin(), 1);
+        if (s != shape)
+            throw Error("layer " + std::to_string(l) + ": weights of another shape than layer 0's [" +
+                        std::to_string(shape[0]) + "," + std::to_string(shape[1]) + "," + std::to_string(shape[2]) + "]");
+        b.layers.push_back({shape, layers[l].values});
+    }
+    auto labels = [](std::vector<std::string> given, std::size_t n, const char* prefix, const char* what) {
+        if (given.empty())
+            for (std::size_t i = 0; i < n; ++i) given.push_back(prefix + std::to_string(i));
+        if (given.size() != n)
+            throw Error(std::string(what) + ": " + std::to_string(given.size()) + " labels for " + std::to_string(n) +
+                        " tokens");
+        return given;
+    };
+    AttentionView view;
+    view.title = "attention weights";
+    const bool self = shape[1] == shape[2] && query_labels == key_labels;  // one list for both sides
+    view.token_list_names = self ? std::vector<std::string>{"tokens"} : std::vector<std::string>{"queries", "keys"};
+    view.tokens.push_back(labels(std::move(query_labels), shape[1], self ? "t" : "q", "queries"));
+    if (!self) view.tokens.push_back(labels(std::move(key_labels), shape[2], "k", "keys"));
+    b.keys = self ? 0 : 1;
+    view.blocks.push_back(std::move(b));
+    return view;
+}
+
 }  // namespace tfm

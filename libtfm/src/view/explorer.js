@@ -333,7 +333,10 @@
   function renderStepView() {
     const b = block(), out = $("steps"), st = b.steps;
     out.textContent = "";
-    if (!st) { $("step-title").textContent = "(no step data for this attention)"; return; }
+    if (!st) {
+      $("step-title").textContent = "(the weights alone: tfm-view -m MODEL or --attend keeps the steps that make them)";
+      return;
+    }
     const heads = chosenHeads(), h = heads.length ? heads[0] : 0, i = state.token;
     const d = st.q.shape[1], dk = d / b.heads, tq = st.q.shape[0], tk = st.k.shape[0];
     const q = tokens(b.queries), k = tokens(b.keys);

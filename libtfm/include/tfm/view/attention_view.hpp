@@ -94,4 +94,11 @@ AttentionView view_bert(const BertDir& bd, std::string_view line, const ViewOpti
 AttentionView view_attention(ConstMat x_q, ConstMat x_k, ConstMat x_v, std::size_t key_len,
                              const AttentionOptions& opt, const MultiHeadParams& p, bool additive, bool self);
 
+// Attention weights the tools wrote (tfm-encode --attention-out, tfm-attend --weights-out):
+// one [H,Tq,Tk] per layer (a [Tq,Tk] is one head), all of one shape; no step data. Labels
+// name the queries and keys (empty: numbered; a list of the wrong length is an Error); equal
+// lists over a square matrix make one token list (self-attention).
+AttentionView view_weights(const std::vector<ViewArray>& layers, std::vector<std::string> query_labels,
+                           std::vector<std::string> key_labels);
+
 }  // namespace tfm
