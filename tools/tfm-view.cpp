@@ -191,8 +191,9 @@ int main(int argc, char** argv) {
                                      "--attention-out, tfm-attend --weights-out): the head, model and matrix views");
     weights_opt->excludes(attend_opt);
     app.add_option("--labels", labels_file,
-                   "With --weights: a line of tokens naming the keys (and the queries when as many), a second "
-                   "line naming the queries (tfm-encode --pieces-out writes them)")
+                   "Token labels (with --weights): the first line the keys' (columns') labels, and the queries' "
+                   "when the counts match, a second line the queries' (read once stdin has ended, so the tool "
+                   "upstream may write it)")
         ->needs(weights_opt);  // read once the weights have ended, as tfm-plot does: a pipe may write it
     tfm::tool::add_threads_option(app, threads);
 

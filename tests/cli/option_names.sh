@@ -19,6 +19,7 @@ cat > meanings.tsv <<'TSV'
 --model	[Mm]odel directory
 --output	(to write|to create|Model directory)
 --heads	^Attention heads H
+--labels	^Token labels.*columns
 --layers	^Encoder and decoder layers
 --d-model	^Model width D
 --ffn	^Feed-forward width F
