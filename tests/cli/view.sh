@@ -81,6 +81,17 @@ if [ -n "$browser" ]; then
     cat bert.log
 fi
 
+# A multilingual model: the source language code first, the target's forced after the start.
+expect_status 0 "NLLB" -- bash -c \
+    "echo 'Hallo Welt' | tfm-view -m '$TFM_GOLDEN/m2m_nllb' --source-lang deu_Latn --target-lang fra_Latn --beam 1 -o nllb.html"
+"$PY" - nllb.html <<'PY' && ok || fail "NLLB's language tokens in the page"
+import json, re, sys
+d = json.loads(re.search(r'id="tfm-data">(.*?)</script>', open(sys.argv[1], encoding="utf-8").read(), re.S).group(1))
+src, tgt = d["tokens"]
+assert src[0] == "deu_Latn" and src[-1] == "</s>" and tgt[:2] == ["</s>", "fra_Latn"], (src, tgt[:3])
+assert any("pre-norm" in n for n in d["notes"]), d["notes"]
+PY
+
 # Long input: cut to --max-tokens, said on stderr and in the page.
 long=$(for i in $(seq 1 80); do printf 'Hund '; done)
 expect_status 0 "a long line" -- bash -c "echo '$long' | tfm-view -m '$model' --max-tokens 16 -o long.html"

@@ -12,6 +12,8 @@
       a page of weights alone (tfm-view --weights): layers x heads, labels, matrix pixels
   view_page.py attend PAGE OUTPUT HEADS CAUSAL
       a tfm-attend page: the step view's numbers are tfm-attend's OUTPUT (y, then the weights)
+  view_page.py measure PAGE...
+      each page's size and load time (tests/bench/view_pages.sh)
   view_page.py shots PAGE DIR
       a screenshot of each view into DIR (docs/view-*.png)
 
@@ -243,6 +245,17 @@ def attend_page(page, output, heads, causal):
         check(not b.problems(), "no errors after the interactions: %s" % b.problems()[:3])
 
 
+def measure(*pages):
+    """Each page's size and the time Chromium takes to make it ready (the best of three loads)."""
+    with Browser(find_chromium()) as b:
+        for page in pages:
+            best = min(b.open(page) for _ in range(3))
+            render = float(b.evaluate("document.body.dataset.renderMs"))
+            print("%s: %.2f MB, ready in %.0f ms (best of 3; last render %.0f ms after navigation start), %s"
+                  % (page, os.path.getsize(page) / 1e6, best * 1000, render,
+                     "no errors" if not b.problems() else b.problems()[:2]))
+
+
 def shots(page, outdir):
     with Browser(find_chromium(), width=1100, height=900) as b:
         b.open(page)
@@ -256,5 +269,6 @@ def shots(page, outdir):
 
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
-    {"model": model_page, "bert": bert_page, "weights": weights_page, "attend": attend_page, "shots": shots}[mode](*args)
+    {"model": model_page, "bert": bert_page, "weights": weights_page, "attend": attend_page, "shots": shots,
+     "measure": measure}[mode](*args)
     sys.exit(1 if failures else 0)

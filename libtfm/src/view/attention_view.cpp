@@ -193,8 +193,8 @@ AttentionView view_translation(const ModelDir& md, std::string_view line, const 
         in.sum_label = "X = embedding + position (layer 0's input)";
     }
     if (c.norm == NormPlacement::Pre)
-        view.notes.push_back("a pre-norm model: each attention reads LayerNorm(X), which the step view's Q, K and V "
-                             "are projected from");
+        view.remarks.push_back("a pre-norm model: each attention reads LayerNorm(X), which the step view's Q, K and V "
+                               "are projected from");
     return view;
 }
 

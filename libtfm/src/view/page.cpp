@@ -102,6 +102,7 @@ json page_data(const AttentionView& v, bool compact, Arrays& arrays) {
         inputs.push_back(std::move(je));
     }
     std::vector<std::string> notes = v.notes;
+    notes.insert(notes.end(), v.remarks.begin(), v.remarks.end());
     if (compact)
         notes.push_back("the page is compact: vectors are float16 (about 3 significant digits) and the weights of the "
                         "model, head and matrix views 16-bit fixed point; the step view's softmax keeps float32 "

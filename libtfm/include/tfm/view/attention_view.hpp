@@ -64,7 +64,8 @@ struct AttentionView {
     std::vector<std::vector<std::string>> tokens;       // per list
     std::vector<AttentionBlock> blocks;
     std::vector<StackInputs> embeddings;
-    std::vector<std::string> notes;                     // cuts and other things the reader must know
+    std::vector<std::string> notes;                     // cuts and limits (the page shows them; tools warn)
+    std::vector<std::string> remarks;                   // how to read this model's page (the page only)
 };
 
 struct ViewOptions {
