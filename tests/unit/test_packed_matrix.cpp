@@ -1,8 +1,10 @@
 // Packed weight products (base/packed_matrix.hpp) against a double-precision reference, for
 // every compute type this CPU has: shapes, bias, strided views, error bounds, rows that do
 // not depend on the batch around them, thread-count invariance, NaN rows, bad shapes.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "helpers.hpp"
@@ -170,12 +172,17 @@ TEST_CASE("packed matrices read a block of rows at a time pack as from the whole
         const std::string type = compute_type_name(t);
         CAPTURE(type);
         std::vector<std::pair<std::size_t, std::size_t>> asked;
+        std::mutex lock;  // blocks are packed in parallel: asked from several threads, in any order
         const PackedMatrix whole(mat(w.data(), n, k), t);
         const PackedMatrix read(n, k, t, [&](std::size_t row0, std::size_t rows, float* dst) {
-            asked.emplace_back(row0, rows);
+            {
+                const std::lock_guard<std::mutex> hold(lock);
+                asked.emplace_back(row0, rows);
+            }
             std::copy(w.data() + row0 * k, w.data() + (row0 + rows) * k, dst);
         });
         CHECK(multiply(read, x, m, nullptr) == multiply(whole, x, m, nullptr));
+        std::sort(asked.begin(), asked.end());
         REQUIRE(asked.size() == 3);  // blocks of 256 rows, never the whole
         CHECK(asked[0] == std::pair<std::size_t, std::size_t>{0, 256});
         CHECK(asked[2] == std::pair<std::size_t, std::size_t>{512, 188});

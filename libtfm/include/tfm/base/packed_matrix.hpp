@@ -26,7 +26,8 @@ public:
     PackedMatrix(ConstMat w, ComputeType type);
     // As above, W [n,k] read a few hundred rows at a time: read(row0, rows, dst) writes rows
     // [row0, row0+rows) of W into dst [rows,k] (a large matrix packed straight from its file,
-    // never whole in fp32).
+    // never whole in fp32). Blocks are packed in parallel: read is called from several threads
+    // at once, in no particular order, and must be safe for that.
     using RowReader = std::function<void(std::size_t row0, std::size_t rows, float* dst)>;
     PackedMatrix(std::size_t n, std::size_t k, ComputeType type, const RowReader& read);
     ~PackedMatrix();
