@@ -2,6 +2,7 @@
 // [H,Tq,Tk] (one panel per head; [B,H,Tq,Tk] gives B*H panels), positional encodings [T,D].
 
 #include "common/checks.hpp"
+#include "common/labels.hpp"
 #include "common/tool.hpp"
 #include "tfm/base/error.hpp"
 #include "pictures/heatmap.hpp"
@@ -18,18 +19,6 @@ std::string numbered(const std::string& path, std::size_t n) {
     return path.substr(0, at) + "-" + std::to_string(n) + path.substr(at);
 }
 
-std::vector<std::string> words(const std::string& line) {
-    std::vector<std::string> out;
-    std::size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-        std::size_t j = i;
-        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-        if (j > i) out.push_back(line.substr(i, j - i));
-        i = j;
-    }
-    return out;
-}
 
 }  // namespace
 
@@ -91,7 +80,7 @@ int main(int argc, char** argv) {
             }
             std::string line;
             if (labels && labels->next(line)) {
-                o.col_labels = words(line);
+                o.col_labels = tfm::tool::label_words(line);
                 if (o.col_labels.size() == r) o.row_labels = o.col_labels;
             }
             std::string bytes = svg    ? tfm::heatmap_svg(mats, o)

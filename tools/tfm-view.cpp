@@ -10,6 +10,7 @@
 #include "common/checks.hpp"
 #include "common/decode_flags.hpp"
 #include "common/input_options.hpp"
+#include "common/labels.hpp"
 #include "common/model_option.hpp"
 #include "common/shared_options.hpp"
 #include "common/tool.hpp"
@@ -91,18 +92,6 @@ tfm::AttentionView view_of_tensors(const tfm::tool::AttentionFlags& f, std::size
                                tfm::mat(vx.data(), tk, d), tk, f.layer.attention, params, f.layer.additive, self);
 }
 
-std::vector<std::string> words(const std::string& line) {
-    std::vector<std::string> out;
-    std::size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-        std::size_t j = i;
-        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-        if (j > i) out.push_back(line.substr(i, j - i));
-        i = j;
-    }
-    return out;
-}
 
 // Weights records [H,Tq,Tk] (one per layer) from stdin, labelled by FILE's first line (the keys,
 // and the queries when as many) and second line (the queries), as tfm-plot reads --labels.
@@ -140,8 +129,8 @@ tfm::AttentionView view_of_weights(const std::string& labels_file, std::size_t m
     if (!labels_file.empty()) {
         tfm::LineReader lines(labels_file);
         std::string line;
-        if (lines.next(line, kMaxLineBytes)) keys = words(line);
-        if (lines.next(line, kMaxLineBytes)) queries = words(line);
+        if (lines.next(line, kMaxLineBytes)) keys = tfm::tool::label_words(line);
+        if (lines.next(line, kMaxLineBytes)) queries = tfm::tool::label_words(line);
         const std::size_t tq = full_q;
         if (queries.size() != tq) queries = keys.size() == tq ? keys : std::vector<std::string>{};
         auto cut = [&](std::vector<std::string>& l) { if (l.size() > max_tokens) l.resize(max_tokens); };

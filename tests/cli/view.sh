@@ -19,6 +19,14 @@ elif ! "$PY" -c 'import numpy' 2>/dev/null; then
 fi
 # Under the sanitizers the tools are what is tested; the pages are the same bytes.
 [ "${TFM_SANITIZE:-0}" = 1 ] && browser=
+# in_browser MODE PAGE ARGS...: view_page.py's checks of the page (its log printed), when
+# there is a browser.
+in_browser() {
+    [ -n "$browser" ] || return 0
+    local mode=$1 page=$2
+    "$PY" "$here/view_page.py" "$@" > "$page.log" 2>&1 && ok || fail "the $mode page in Chromium: $(grep -v '^ok' "$page.log")"
+    cat "$page.log"
+}
 
 # A translation model: the page, its tokens and the encoder's weights to compare with.
 sentence='Ein Mann fährt Fahrrad.'
@@ -28,19 +36,11 @@ grep -q '<meta http-equiv="Content-Security-Policy" content="default-src .none.'
 grep -Eq '<(script|link|img)[^>]* (src|href)=' view.html && fail "a page that loads something" || ok
 echo "$sentence" | tfm-encode -m "$model" --attention-out att.npy --pieces-out pieces.txt > /dev/null
 targets=$(( $(echo "$sentence" | tfm-translate -m "$model" --output-ids | wc -w) + 1 ))  # the decoder's start too
-if [ -n "$browser" ]; then
-    "$PY" "$here/view_page.py" model view.html pieces.txt att.npy 3 4 "$targets" > page.log 2>&1 && ok ||
-        fail "the model's page in Chromium: $(grep -v '^ok' page.log)"
-    cat page.log
-fi
+in_browser model view.html pieces.txt att.npy 3 4 "$targets"
 # The weights tfm-encode wrote, labelled by its pieces.
 expect_status 0 "--weights --labels" -- bash -c \
     "echo '$sentence' | tfm-encode -m '$model' --attention-out - --pieces-out wpieces.txt | tfm-view --weights --labels wpieces.txt -o weights.html"
-if [ -n "$browser" ]; then
-    "$PY" "$here/view_page.py" weights weights.html pieces.txt att.npy 3 4 > weights.log 2>&1 && ok ||
-        fail "the weights page in Chromium: $(grep -v '^ok' weights.log)"
-    cat weights.log
-fi
+in_browser weights weights.html pieces.txt att.npy 3 4
 expect_status 1 "--weights: records of two sizes" -- bash -c \
     'tfm-posenc -n 6 -d 8 | tfm-attend --heads 2 --weights-out | tfm-view --weights -o x.html'
 expect_err "record 2: weights \[2,6,6\] of another size than record 0's" "sizes message"
@@ -60,11 +60,7 @@ cmp -s view.html stdout.html && ok || fail "-o and stdout write the same page"
 tfm-posenc -n 9 -d 16 | tfm-attend --heads 4 --causal --proj random --seed 3 --weights-out > attend.npy
 expect_status 0 "tfm-view --attend" -- bash -c \
     'tfm-posenc -n 9 -d 16 | tfm-view --attend --heads 4 --causal --proj random --seed 3 -o attend.html'
-if [ -n "$browser" ]; then
-    "$PY" "$here/view_page.py" attend attend.html attend.npy 4 causal > attend.log 2>&1 && ok ||
-        fail "the tfm-attend page in Chromium: $(grep -v '^ok' attend.log)"
-    cat attend.log
-fi
+in_browser attend attend.html attend.npy 4 causal
 # Q, K, V records; a batch of one is one sequence.
 tfm-posenc -n 5 -d 8 > q.npy
 tfm-posenc -n 7 -d 8 > k.npy
@@ -75,11 +71,7 @@ grep -q '"lists":\["queries","keys"\]' qkv.html && ok || fail "queries and keys 
 cp -r "$TFM_GOLDEN/bert_uncased" bert
 expect_status 0 "BERT" -- bash -c "echo 'The quick brown fox.' | tfm-view -m bert -o bert.html"
 echo 'The quick brown fox.' | tfm-encode -m bert --attention-out bert_att.npy --pieces-out bert_pieces.txt > /dev/null
-if [ -n "$browser" ]; then
-    "$PY" "$here/view_page.py" bert bert.html bert_pieces.txt bert_att.npy 2 4 > bert.log 2>&1 && ok ||
-        fail "the BERT page in Chromium: $(grep -v '^ok' bert.log)"
-    cat bert.log
-fi
+in_browser bert bert.html bert_pieces.txt bert_att.npy 2 4
 
 # A multilingual model: the source language code first, the target's forced after the start.
 expect_status 0 "NLLB" -- bash -c \

@@ -99,10 +99,7 @@ def model_page(page, pieces_file, attention_file, layers, heads, targets):
         names = texts(b, "#block option")
         check(names == ["encoder self-attention", "decoder masked self-attention", "encoder-decoder attention"],
               "three attention blocks: %s" % names)
-        check(b.evaluate("document.querySelectorAll('#model-grid .thumb').length") == layers * heads,
-              "model view: %d layers x %d heads" % (layers, heads))
-        check(texts(b, "#head-box .tok.q") == pieces and texts(b, "#head-box .tok.k") == pieces,
-              "head view: the source pieces on both sides (%d)" % len(pieces))
+        grid_and_tokens(b, layers, heads, pieces)
         check(len(texts(b, "#heads input")) == heads, "a checkbox per head")
 
         # Hovering a query token keeps its lines only; leaving restores them all.
@@ -174,16 +171,26 @@ def matrix_matches(b, w):
     return bad
 
 
-def weights_page(page, pieces_file, attention_file, layers, heads):
-    layers, heads = int(layers), int(heads)
+def expected(layers, heads, pieces_file, attention_file):
+    """The numbers from the command line, the pieces (the file's first line) and the weights."""
     pieces = open(pieces_file, encoding="utf-8").readline().split()
-    att = npy_records(attention_file)
+    return int(layers), int(heads), pieces, npy_records(attention_file)
+
+
+def grid_and_tokens(b, layers, heads, pieces, keys_too=True):
+    """The model view holds layers x heads thumbnails, the head view the pieces (as queries, and
+    as keys too for self-attention)."""
+    check(b.evaluate("document.querySelectorAll('#model-grid .thumb').length") == layers * heads,
+          "model view: %d layers x %d heads" % (layers, heads))
+    check(texts(b, "#head-box .tok.q") == pieces and (not keys_too or texts(b, "#head-box .tok.k") == pieces),
+          "head view: the %d pieces%s" % (len(pieces), " on both sides" if keys_too else ""))
+
+
+def weights_page(page, pieces_file, attention_file, layers, heads):
+    layers, heads, pieces, att = expected(layers, heads, pieces_file, attention_file)
     with Browser(find_chromium()) as b:
         opened(b, page)
-        check(b.evaluate("document.querySelectorAll('#model-grid .thumb').length") == layers * heads,
-              "model view: %d layers x %d heads" % (layers, heads))
-        check(texts(b, "#head-box .tok.q") == pieces and texts(b, "#head-box .tok.k") == pieces,
-              "head view: the labels on both sides")
+        grid_and_tokens(b, layers, heads, pieces)
         b.click('#model-grid .thumb[data-layer="%d"][data-head="%d"]' % (layers - 1, heads - 1))
         bad = matrix_matches(b, att[layers - 1][heads - 1])
         check(not bad, "matrix pixels of layer %d head %d match the weights: %s" % (layers - 1, heads - 1, bad))
@@ -198,15 +205,11 @@ def step_softmax(b):
 
 
 def bert_page(page, pieces_file, attention_file, layers, heads):
-    layers, heads = int(layers), int(heads)
-    pieces = open(pieces_file, encoding="utf-8").readline().split()
-    att = npy_records(attention_file)
+    layers, heads, pieces, att = expected(layers, heads, pieces_file, attention_file)
     with Browser(find_chromium()) as b:
         opened(b, page)
         check(texts(b, "#block option") == ["self-attention"], "one attention block")
-        check(b.evaluate("document.querySelectorAll('#model-grid .thumb').length") == layers * heads,
-              "model view: %d layers x %d heads" % (layers, heads))
-        check(texts(b, "#head-box .tok.q") == pieces, "head view: the pieces, [CLS] to [SEP] (%d)" % len(pieces))
+        grid_and_tokens(b, layers, heads, pieces)
         choose(b, "token", 1)
         soft = step_softmax(b)
         check(soft.shape == att[0][0][1].shape and np.allclose(soft, att[0][0][1], atol=1e-5),

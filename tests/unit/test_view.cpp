@@ -25,6 +25,23 @@ std::vector<float> random_values(std::size_t n, std::uint64_t seed) {
     return v;
 }
 
+// Random dot-product self-attention over t rows of width d, 2 heads: its input, its
+// parameters and the view tfm-attend's computation gives of it.
+struct SelfAttention {
+    std::size_t t, d;
+    MultiHeadConfig cfg;
+    MultiHeadParams p;
+    std::vector<float> x;
+    SelfAttention(std::size_t t_, std::size_t d_, std::uint64_t seed) : t(t_), d(d_) {
+        cfg.d = d;
+        cfg.attention.heads = 2;
+        p = random_multihead(cfg, seed);
+        x = random_values(t * d, seed + 1);
+    }
+    ConstMat rows() const { return mat(x.data(), t, d); }
+    AttentionView view() const { return view_attention(rows(), rows(), rows(), t, cfg.attention, p, false, true); }
+};
+
 // The JSON of a page's #tfm-data and its inflated #tfm-arrays.
 struct PageParts {
     nlohmann::json data;
@@ -143,18 +160,15 @@ TEST_CASE("attention steps: the scores are the heads' dot products, the output t
 }
 
 TEST_CASE("view_attention: tfm-attend's output and weights, the projections it made") {
-    const std::size_t t = 6, d = 8;
-    MultiHeadConfig cfg;
-    cfg.d = d;
-    cfg.attention.heads = 2;
-    const MultiHeadParams p = random_multihead(cfg, 9);
-    const std::vector<float> x = random_values(t * d, 7);
+    const SelfAttention a(6, 8, 9);
+    const std::size_t t = a.t, d = a.d;
+    const std::vector<float>& x = a.x;
     std::vector<float> y(t * d), w(2 * t * t);
     MultiHeadWorkspace ws;
-    multihead_forward(mat(y.data(), t, d), w.data(), mat(x.data(), t, d), mat(x.data(), t, d), mat(x.data(), t, d),
-                      PrefixMask{t, false}, cfg.attention, p, ws);
-    const AttentionView v = view_attention(mat(x.data(), t, d), mat(x.data(), t, d), mat(x.data(), t, d), t,
-                                           cfg.attention, p, false, true);
+    multihead_forward(mat(y.data(), t, d), w.data(), a.rows(), a.rows(), a.rows(), PrefixMask{t, false}, a.cfg.attention,
+                      a.p, ws);
+    const AttentionView v = a.view();
+    const MultiHeadParams& p = a.p;
     REQUIRE(v.blocks.size() == 1);
     const AttentionSteps& s = *v.blocks[0].steps;
     CHECK(s.output.values == y);
@@ -224,14 +238,7 @@ TEST_CASE("view_translation: every block and layer, the encoder's weights as tfm
 }
 
 TEST_CASE("explorer_page: offline, its data intact, markup in tokens harmless, compact pages smaller") {
-    const std::size_t t = 5, d = 8;
-    MultiHeadConfig cfg;
-    cfg.d = d;
-    cfg.attention.heads = 2;
-    const MultiHeadParams p = random_multihead(cfg, 3);
-    const std::vector<float> x = random_values(t * d, 4);
-    AttentionView v = view_attention(mat(x.data(), t, d), mat(x.data(), t, d), mat(x.data(), t, d), t, cfg.attention, p,
-                                     false, true);
+    AttentionView v = SelfAttention(5, 8, 3).view();
     v.title = "</script><b>";
     v.tokens[0][1] = "</script><script>alert(1)</script>";
     v.tokens[0][2] = std::string("bad \xff utf-8");
