@@ -97,7 +97,8 @@ tfm::AttentionView view_of_tensors(const tfm::tool::AttentionFlags& f, std::size
 // and the queries when as many) and second line (the queries), as tfm-plot reads --labels.
 // More than max_tokens queries or keys: the first max_tokens of each kept (a note says so).
 tfm::AttentionView view_of_weights(const std::string& labels_file, std::size_t max_tokens, std::vector<std::string>& notes) {
-    constexpr std::size_t kMaxLayers = 1024;
+    constexpr std::size_t kMaxLayers = 1024, kMaxValues = std::size_t(1) << 25;  // a page a browser can hold
+    std::size_t values = 0;
     tfm::Input in(STDIN_FILENO);
     tfm::TensorReader reader(in);
     std::vector<tfm::ViewArray> layers;
@@ -115,6 +116,11 @@ tfm::AttentionView view_of_weights(const std::string& labels_file, std::size_t m
         if (!layers.empty() && (tq != full_q || tk != full_k))
             throw tfm::record_error(reader.records_read() - 1, "weights " + tfm::shape_of(a) + " of another size than record 0's");
         full_q = tq, full_k = tk;
+        values += h * cq * ck;
+        if (values > kMaxValues)
+            throw tfm::UsageError("more than " + std::to_string(kMaxValues) + " weights to show (record " +
+                                  std::to_string(reader.records_read()) + " is " + tfm::shape_of(a) +
+                                  "): a page that large would not open; --max-tokens cuts each record");
         tfm::ViewArray v{{h, cq, ck}, std::vector<float>(h * cq * ck)};
         for (std::size_t x = 0; x < h; ++x)
             for (std::size_t i = 0; i < cq; ++i)

@@ -97,6 +97,10 @@ PY
 expect_status 0 "long tensors" -- bash -c 'tfm-posenc -n 300 -d 8 | tfm-view --attend -o longt.html'
 expect_err "X cut to 64 rows \(it has 300\)" "the tensor cut on stderr"
 
+"$PY" -c "import numpy as np, sys; np.save(sys.stdout.buffer, np.zeros((9000, 64, 64), np.float32))" > heads.npy
+expect_status 2 "--weights: 9000 heads" -- bash -c 'tfm-view --weights -o x.html < heads.npy'
+expect_err "more than 33554432 weights to show \(record 1 is \[9000,64,64\]\)" "the cap on weights named"
+
 # --precision: float16 halves the arrays; both pages load the same tokens.
 expect_status 0 "--precision float16" -- bash -c "echo '$sentence' | tfm-view -m '$model' --precision float16 -o small.html"
 [ "$(wc -c < small.html)" -lt "$(wc -c < view.html)" ] && grep -q 'the page is compact' small.html && ok ||
