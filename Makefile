@@ -11,7 +11,7 @@
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
-FUZZ_SECONDS ?= 8
+FUZZ_SECONDS ?= 5
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=

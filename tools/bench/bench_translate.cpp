@@ -11,13 +11,33 @@
 
 namespace tfm {
 
-TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
+namespace {
+ModelConfig bench_config(const TranslateBenchOptions& opt) {
     ModelConfig c = preset_config(opt.preset, opt.vocab);
     if (opt.layers) c.encoder_layers = c.decoder_layers = opt.layers;
     if (opt.d_model) c.d_model = opt.d_model;
     if (opt.heads) c.encoder_heads = c.decoder_heads = opt.heads;
     if (opt.ffn) c.encoder_ffn = c.decoder_ffn = opt.ffn;
     validate_config(c);
+    return c;
+}
+}  // namespace
+
+double translate_product_flops(const ModelConfig& c, const TranslateBenchOptions& opt) {
+    const double b = double(opt.sentences), s = double(opt.source_len), t = double(opt.output_len);
+    const double n = b * double(opt.beam), d = double(c.d_model), v = double(opt.shortlist ? opt.shortlist : c.vocab_size);
+    const double fe = double(c.encoder_ffn), fd = double(c.decoder_ffn);
+    const double encoder = double(c.encoder_layers) * b * (8 * s * d * d + 4 * s * s * d + 4 * s * d * fe);
+    const double memory = double(c.decoder_layers) * b * 4 * s * d * d;
+    const double keys = t * (t + 1) / 2;  // self-attention keys over all steps
+    const double steps = double(c.decoder_layers) * (t * (8 * n * d * d + 4 * n * d * d + 4 * n * s * d + 4 * n * d * fd) +
+                                                     4 * n * d * keys) +
+                         t * 2 * n * d * v;
+    return encoder + memory + steps;
+}
+
+TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
+    const ModelConfig c = bench_config(opt);
     Model m = random_model(c, 1);
     if (opt.compute != "unpacked") pack_for_inference(m, parse_compute_type(opt.compute));
     Rng rng(7);
@@ -39,6 +59,8 @@ TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt) {
     p.sentences_per_s = double(opt.sentences) / p.timing.median;
     p.tokens_per_s = double(p.target_tokens) / p.timing.median;
     p.peak_rss_mib = peak_rss_mib();
+    p.steps = opt.output_len;
+    p.product_flops = translate_product_flops(c, opt);
     return p;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bench/bench.hpp"
+#include "tfm/model/config.hpp"
 
 namespace tfm {
 
@@ -25,6 +26,8 @@ struct TranslateBenchOptions {
 
 struct TranslateBenchPoint {
     Timing timing;
+    std::size_t steps = 0;           // decoding steps of a run (output_len)
+    double product_flops = 0;        // translate_product_flops of the run
     std::size_t target_tokens = 0;   // generated per run (the best hypothesis of each sentence)
     double sentences_per_s = 0, tokens_per_s = 0;
     double peak_rss_mib = 0;         // of this process so far
@@ -33,6 +36,16 @@ struct TranslateBenchPoint {
 // Every hypothesis is exactly output_len tokens (eos blocked before, limit at it), so runs
 // compare with any engine given the same workload.
 TranslateBenchPoint bench_translate(const TranslateBenchOptions& opt);
+
+// The FLOPs (2 per multiply-add) of a run's matrix products, the work a GEMM peak bounds: B =
+// sentences of S tokens, N = B * beam rows decoding T = output_len steps, widths D and F,
+// V' output columns (V, or the shortlist's K):
+//   encoder, per layer and sentence:  4*2*S*D^2 (Q K V O) + 2*2*S^2*D (scores, sums) + 2*2*S*D*F
+//   memory keys and values, per decoder layer and sentence: 2*2*S*D^2
+//   step t = 1..T, per decoder layer: 4*2*N*D^2 + 2*2*N*t*D (self-attention over t keys)
+//                                     + 2*2*N*D^2 (cross Q O) + 2*2*N*S*D + 2*2*N*D*F
+//   step t, the output layer: 2*N*D*V'
+double translate_product_flops(const ModelConfig& c, const TranslateBenchOptions& opt);
 
 
 }  // namespace tfm

@@ -61,8 +61,10 @@ Subcommand add_translate(CLI::App& app, Common& common) {
         double ref = print_header(common);
         TranslateBenchOptions opt = f->options;
         opt.timing = common.timing();
+        // Beside each run, the limit its products set: their FLOPs at the type's GEMM peak, per
+        // decoding step (encoder included, spread over the steps), and how near the run came.
         Table t({"preset", "shortlist", "compute_type", "gemm_gflops", "sentences", "beam", "median_s", "target_tokens",
-                 "sentences_per_s", "tokens_per_s", "peak_rss_MiB"});
+                 "sentences_per_s", "tokens_per_s", "step_ms", "limit_step_ms", "of_limit", "peak_rss_MiB"});
         for (const std::string& type : types) {
             // The peak of the type's products here, measured as the header's sgemm is.
             const double peak = type == "unpacked" ? ref
@@ -71,9 +73,12 @@ Subcommand add_translate(CLI::App& app, Common& common) {
             for (std::size_t beam : beams) {
                 opt.beam = beam;
                 auto p = bench_translate(opt);
+                const double limit_s = p.product_flops / (peak * 1e9);
                 t.add({opt.preset, opt.shortlist ? std::to_string(opt.shortlist) : "none", type, Table::num(peak, 1), std::to_string(opt.sentences), std::to_string(beam),
                        Table::num(p.timing.median, 3), std::to_string(p.target_tokens), Table::num(p.sentences_per_s, 1),
-                       Table::num(p.tokens_per_s, 1), Table::num(p.peak_rss_mib, 0)});
+                       Table::num(p.tokens_per_s, 1), Table::num(1e3 * p.timing.median / double(p.steps), 2),
+                       Table::num(1e3 * limit_s / double(p.steps), 2), Table::num(limit_s / p.timing.median, 2),
+                       Table::num(p.peak_rss_mib, 0)});
             }
         }
         emit(common, ref, t);
