@@ -106,6 +106,8 @@ demo: build
 	printf 'A man rides a bicycle through the city.\nTwo dogs play in the snow.\n' | \
 	    $(BUILD)/bin/tfm-translate -m multi30k-en-de
 	$(BUILD)/bin/tfm-posenc -n 8 -d 16 | $(BUILD)/bin/tfm-attend --heads 4 --causal --weights-out -t
+	echo "Ein Mann mit einem roten Hut fährt Fahrrad." | $(BUILD)/bin/tfm-view -o $(BUILD)/view.html
+	@echo "tfm-view wrote $(BUILD)/view.html: open it in a browser to explore the attention"
 
 bench: build
 	$(BUILD)/bin/tfm-bench attention --n 256:4096:x2 --d 512 --heads 8
