@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "common/attention_flags.hpp"
@@ -19,6 +20,7 @@
 #include "tfm/io/io.hpp"
 #include "tfm/io/line_reader.hpp"
 #include "tfm/io/stream.hpp"
+#include "tfm/io/tensor_file.hpp"
 #include "tfm/decode/generation_settings.hpp"
 #include "tfm/view/page.hpp"
 
@@ -43,6 +45,15 @@ std::string one_line() {
     return found;
 }
 
+// A page of NaN shows nothing: a record must be finite (the error names the first bad value).
+void check_finite_record(const tfm::FloatArray& a, std::size_t index, const std::string& what) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!std::isfinite(a.data()[i]))
+            throw tfm::record_error(index, std::string(std::isnan(a.data()[i]) ? "a NaN" : "an Inf") + " in " + what +
+                                               " at " + tfm::index_str(i, tfm::Shape(a.shape().begin(), a.shape().end())) +
+                                               ": the values must be finite");
+}
+
 // A record seen as one sequence [T,D] ([1,T,D] too).
 tfm::FloatArray one_sequence(tfm::Record r, std::size_t index, const char* what) {
     tfm::FloatArray a = tfm::as_float(std::move(r));
@@ -51,6 +62,7 @@ tfm::FloatArray one_sequence(tfm::Record r, std::size_t index, const char* what)
         throw tfm::record_error(index, std::string(what) + " must be one sequence [T,D], got " + tfm::shape_of(a) +
                                            " (tfm-view shows one sequence)");
     if (a.shape(0) == 0 || a.shape(1) == 0) throw tfm::record_error(index, std::string(what) + " is empty");
+    check_finite_record(a, index, what);
     return a;
 }
 
@@ -107,6 +119,7 @@ tfm::AttentionView view_of_weights(const std::string& labels_file, std::size_t m
         if (layers.size() == kMaxLayers)
             throw tfm::UsageError("more than " + std::to_string(kMaxLayers) + " records of weights: tfm-view shows one layer per record");
         tfm::FloatArray a = tfm::as_float(std::move(*r));
+        check_finite_record(a, reader.records_read() - 1, "the weights");
         if (a.dimension() == 2) a.reshape({1, a.shape(0), a.shape(1)});
         if (a.dimension() != 3)
             throw tfm::record_error(reader.records_read() - 1, "attention weights must be [H,Tq,Tk] or [Tq,Tk], got " +

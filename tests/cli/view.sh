@@ -129,6 +129,11 @@ expect_err "more records than one sequence" "two records message"
 "$PY" -c "import numpy as np, sys; np.save(sys.stdout.buffer, np.ones((2, 3, 8), np.float32))" > batch.npy
 expect_status 1 "a batch of two sequences" -- bash -c 'tfm-view --attend -o x.html < batch.npy'
 expect_err "one sequence \[T,D\], got \[2,3,8\]" "a batch of two named"
+"$PY" -c "import numpy as np, sys; a = np.ones((3, 4), np.float32); a[1, 2] = np.nan; np.save(sys.stdout.buffer, a)" > nan.npy
+expect_status 1 "NaN in X" -- bash -c 'tfm-view --attend -o x.html < nan.npy'
+expect_err "record 1: a NaN in X at \[1,2\]: the values must be finite" "NaN named"
+expect_status 1 "NaN in weights" -- bash -c 'tfm-view --weights -o x.html < nan.npy'
+expect_err "record 1: a NaN in the weights at \[1,2\]" "NaN in weights named"
 expect_status 1 "H does not divide D" -- bash -c 'tfm-posenc -n 4 -d 6 | tfm-view --attend --heads 4 -o x.html'
 expect_err "6.*4|4.*6" "D and H named"
 expect_status 1 "a directory as output" -- bash -c "echo Hund | tfm-view -m '$model' -o ."
