@@ -111,6 +111,16 @@ printf 'Ein \xff Hund </script><script>alert(1)</script>\n' > odd.txt
 expect_status 0 "odd bytes and markup" -- bash -c "tfm-view -m '$model' -o odd.html < odd.txt"
 [ "$(grep -c '</script>' odd.html)" -eq 3 ] && ok || fail "only the page's own three scripts end: $(grep -c '</script>' odd.html)"
 
+# Pages written into a FIFO (a device alike) and through a symbolic link: neither is replaced.
+mkfifo page.fifo
+cat page.fifo > from_fifo.html &
+expect_status 0 "-o a FIFO" -- bash -c "echo Hund | tfm-view -m '$model' -o page.fifo"
+wait
+[ -p page.fifo ] && grep -q '</html>' from_fifo.html && ok || fail "the FIFO kept and the page read through it"
+ln -s real.html link.html
+expect_status 0 "-o a symbolic link" -- bash -c "echo Hund | tfm-view -m '$model' -o link.html"
+[ -L link.html ] && grep -q '</html>' real.html && ok || fail "the link kept, its target written"
+
 # What tfm-view refuses.
 expect_status 2 "no sentence" -- bash -c "printf '\n  \n' | tfm-view -m '$model' -o x.html"
 expect_err "no sentence on stdin" "empty input"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
@@ -95,7 +96,32 @@ std::string read_regular_file(const std::string& path, std::size_t max_bytes) {
     return data;
 }
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
+void write_file_atomic(const std::string& target, std::string_view bytes) {
+    // A symbolic link keeps pointing where it did: the file it names is what gets replaced.
+    std::string path = target;
+    struct stat st {};
+    if (lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (char* real = realpath(target.c_str(), nullptr)) {
+            path = real;
+            std::free(real);
+        } else {  // a link to a file not there yet: the name it holds, beside the link when relative
+            std::string to(4096, '\0');
+            const ssize_t n = readlink(target.c_str(), to.data(), to.size());
+            if (n > 0 && std::size_t(n) < to.size()) {
+                to.resize(std::size_t(n));
+                const std::size_t slash = target.rfind('/');
+                path = to[0] == '/' || slash == std::string::npos ? to : target.substr(0, slash + 1) + to;
+            }
+        }
+    }
+    // Something that is not a file (a device such as /dev/null or /dev/stdout, a FIFO) is written
+    // to, never replaced by a file renamed over it.
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        Output out = Output::create_file(path);
+        out.write(bytes);
+        out.close();
+        return;
+    }
     const std::string tmp = path + ".tmp";
     try {
         Output out = Output::create_file(tmp);

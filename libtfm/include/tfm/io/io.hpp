@@ -90,7 +90,9 @@ int open_regular_file(const std::string& path);
 // The whole of a regular file of at most max_bytes (more is an error naming the limit).
 std::string read_regular_file(const std::string& path, std::size_t max_bytes);
 // Writes path as a whole or not at all: a temporary beside it, written and synced with every
-// error checked, then renamed into place.
+// error checked, then renamed into place. A symbolic link's target is what is replaced; a
+// path that is neither a file nor a directory (/dev/null, /dev/stdout, a FIFO) is written to
+// directly, never replaced.
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
 }  // namespace tfm
