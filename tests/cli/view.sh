@@ -19,6 +19,8 @@ elif ! "$PY" -c 'import numpy' 2>/dev/null; then
 fi
 # Under the sanitizers the tools are what is tested; the pages are the same bytes.
 [ "${TFM_SANITIZE:-0}" = 1 ] && browser=
+# npy FILE EXPRESSION: FILE holds the NumPy array the expression makes (np is NumPy).
+npy() { "$PY" -c "import numpy as np, sys; a = $2; np.save(sys.stdout.buffer, a)" > "$1"; }
 # in_browser MODE PAGE ARGS...: view_page.py's checks of the page (its log printed), when
 # there is a browser.
 in_browser() {
@@ -97,7 +99,7 @@ PY
 expect_status 0 "long tensors" -- bash -c 'tfm-posenc -n 300 -d 8 | tfm-view --attend -o longt.html'
 expect_err "X cut to 64 rows \(it has 300\)" "the tensor cut on stderr"
 
-"$PY" -c "import numpy as np, sys; np.save(sys.stdout.buffer, np.zeros((9000, 64, 64), np.float32))" > heads.npy
+npy heads.npy 'np.zeros((9000, 64, 64), np.float32)'
 expect_status 2 "--weights: 9000 heads" -- bash -c 'tfm-view --weights -o x.html < heads.npy'
 expect_err "more than 33554432 weights to show \(record 1 is \[9000,64,64\]\)" "the cap on weights named"
 
@@ -136,10 +138,10 @@ expect_status 2 "--max-tokens 0" -- bash -c "echo Hund | tfm-view -m '$model' --
 expect_status 2 "--precision" -- bash -c "echo Hund | tfm-view -m '$model' --precision float64 -o x.html"
 expect_status 2 "two records" -- bash -c 'tfm-posenc -n 4 -d 8 > one.npy; cat one.npy one.npy | tfm-view --attend -o x.html'
 expect_err "more records than one sequence" "two records message"
-"$PY" -c "import numpy as np, sys; np.save(sys.stdout.buffer, np.ones((2, 3, 8), np.float32))" > batch.npy
+npy batch.npy 'np.ones((2, 3, 8), np.float32)'
 expect_status 1 "a batch of two sequences" -- bash -c 'tfm-view --attend -o x.html < batch.npy'
 expect_err "one sequence \[T,D\], got \[2,3,8\]" "a batch of two named"
-"$PY" -c "import numpy as np, sys; a = np.ones((3, 4), np.float32); a[1, 2] = np.nan; np.save(sys.stdout.buffer, a)" > nan.npy
+npy nan.npy 'np.where(np.arange(12).reshape(3, 4) == 6, np.nan, 1).astype(np.float32)'
 expect_status 1 "NaN in X" -- bash -c 'tfm-view --attend -o x.html < nan.npy'
 expect_err "record 1: a NaN in X at \[1,2\]: the values must be finite" "NaN named"
 expect_status 1 "NaN in weights" -- bash -c 'tfm-view --weights -o x.html < nan.npy'
