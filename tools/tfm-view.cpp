@@ -101,7 +101,7 @@ tfm::AttentionView view_of_tensors(const tfm::tool::AttentionFlags& f, std::size
     const tfm::FloatArray& vx = v ? *v : kx;
     const std::size_t tk = kx.shape(0);
     return tfm::view_attention(tfm::mat(q.data(), q.shape(0), d), tfm::mat(kx.data(), tk, d),
-                               tfm::mat(vx.data(), tk, d), tk, f.layer.attention, params, f.layer.additive, self);
+                               tfm::mat(vx.data(), tk, d), tk, f.layer.attention, params, self);
 }
 
 

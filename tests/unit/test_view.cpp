@@ -39,7 +39,7 @@ struct SelfAttention {
         x = random_values(t * d, seed + 1);
     }
     ConstMat rows() const { return mat(x.data(), t, d); }
-    AttentionView view() const { return view_attention(rows(), rows(), rows(), t, cfg.attention, p, false, true); }
+    AttentionView view() const { return view_attention(rows(), rows(), rows(), t, cfg.attention, p, true); }
 };
 
 // The JSON of a page's #tfm-data and its inflated #tfm-arrays.

@@ -6,31 +6,11 @@
 
 #include "tfm/base/base64.hpp"
 #include "tfm/base/error.hpp"
+#include "tfm/base/markup.hpp"
 #include "tfm/base/utf8.hpp"
 #include "pictures/bitmap_font.hpp"
 
 namespace tfm {
-
-namespace {
-
-// Text that any XML parser accepts: invalid UTF-8 replaced by U+FFFD, and the control
-// characters XML 1.0 forbids (all below 0x20 but tab, newline, CR; and DEL) by '?'.
-std::string xml_escape(const std::string& raw) {
-    const std::string s = sanitize_utf8(raw);
-    std::string out;
-    for (char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) out += '?';
-        else if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
-
-}  // namespace
 
 HeatmapLayout heatmap_layout(const std::vector<ConstMat>& panels, const HeatmapOptions& opt) {
     if (panels.empty()) throw Error("heatmap: nothing to draw");

@@ -89,7 +89,8 @@ std::string cut_note(const char* what, std::size_t full, std::size_t cap) {
 }  // namespace
 
 AttentionSteps attention_steps(std::size_t layer, ConstMat q, ConstMat k, ConstMat v, ConstMat ctx, const float* weights,
-                               std::size_t key_len, const AttentionOptions& opt, const MultiHeadParams& p) {
+                               std::size_t key_len, const AttentionOptions& opt, const MultiHeadParams& p,
+                               const float* y) {
     const std::size_t tq = q.rows, tk = k.rows, d = q.cols, h = opt.heads, dk = head_size(d, h);
     AttentionSteps s;
     s.layer = layer;
@@ -116,7 +117,9 @@ AttentionSteps attention_steps(std::size_t layer, ConstMat q, ConstMat k, ConstM
                 }
             }
     }
-    if (p.out) {
+    if (y) {
+        s.output = array_of(y, {tq, d});
+    } else if (p.out) {
         s.output.shape = {tq, d};
         s.output.values.resize(tq * d);
         linear_forward(mat(s.output.values.data(), tq, d), ctx, *p.out);
@@ -245,7 +248,7 @@ AttentionView view_bert(const BertDir& bd, std::string_view line, const ViewOpti
 }
 
 AttentionView view_attention(ConstMat x_q, ConstMat x_k, ConstMat x_v, std::size_t key_len, const AttentionOptions& opt,
-                             const MultiHeadParams& p, bool additive, bool self) {
+                             const MultiHeadParams& p, bool self) {
     const std::size_t tq = x_q.rows, tk = x_k.rows, d = x_q.cols, h = opt.heads;
     AttentionView view;
     view.title = "tfm-attend";
@@ -277,10 +280,8 @@ AttentionView view_attention(ConstMat x_q, ConstMat x_k, ConstMat x_v, std::size
     b.heads = h;
     b.key_len = std::min(key_len, tk);
     b.causal = opt.causal;
-    b.additive = additive;
     b.layers.push_back(array_of(weights.data(), {h, tq, tk}));
-    b.steps = attention_steps(0, q, k, v, ctx, weights.data(), key_len, opt, p);
-    b.steps->output = array_of(mat(y.data(), tq, d));  // what tfm-attend writes
+    b.steps = attention_steps(0, q, k, v, ctx, weights.data(), key_len, opt, p, y.data());  // y: what tfm-attend writes
     view.blocks.push_back(std::move(b));
     if (self) {
         StackInputs rows;

@@ -271,7 +271,6 @@
     ctx.textAlign = "left";
     k.forEach((t, j) => ctx.fillText(t, -(top - 5), left + (j + 0.5) * cell));
     ctx.restore();
-    canvas.onmousemove = null;
     canvas._say = (x, y) => {
       const i = Math.floor((y - top) / cell), j = Math.floor((x - left) / cell);
       if (i < 0 || j < 0 || i >= m.tq || j >= m.tk) return null;

@@ -10,6 +10,7 @@
 #include "tfm/base/base64.hpp"
 #include "tfm/base/error.hpp"
 #include "tfm/base/half.hpp"
+#include "tfm/base/markup.hpp"
 #include "tfm/version.hpp"
 #include "explorer_assets.hpp"
 
@@ -76,7 +77,7 @@ json page_data(const AttentionView& v, bool compact, Arrays& arrays) {
         json layers = json::array();
         for (const ViewArray& a : b.layers) layers.push_back(encoded(a, weights));
         json jb = {{"id", b.id},         {"name", b.name},       {"queries", b.queries}, {"keys", b.keys},
-                   {"heads", b.heads},   {"key_len", b.key_len}, {"causal", b.causal},   {"additive", b.additive},
+                   {"heads", b.heads},   {"key_len", b.key_len}, {"causal", b.causal},
                    {"layers", layers}};
         if (const auto& s = b.steps) {
             jb["steps"] = {{"layer", s->layer},
@@ -133,20 +134,6 @@ std::string script_json(const json& j) {
     return out;
 }
 
-std::string html_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 PagePrecision parse_page_precision(const std::string& name) {
@@ -171,14 +158,12 @@ Page explorer_page(const AttentionView& view, PagePrecision precision) {
         page.compact = true;
         build(true, meta, packed);
     }
-    // The title, made valid UTF-8 by the JSON encoder's replacement.
-    const std::string title = json(view.title).dump(-1, ' ', false, json::error_handler_t::replace);
     std::string& h = page.html;
     h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     h += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
          "style-src 'unsafe-inline'; img-src data:\">\n";
     h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-    h += "<title>tfm-view: " + html_escape(json::parse(title).get<std::string>()) + "</title>\n<style>\n";
+    h += "<title>tfm-view: " + xml_escape(view.title) + "</title>\n<style>\n";
     h += kExplorerCss;
     h += "</style>\n</head>\n<body>\n";
     h += kExplorerBody;

@@ -45,7 +45,7 @@ struct AttentionBlock {
     std::string name;      // "encoder self-attention", ...
     std::size_t queries = 0, keys = 0;  // which token lists (AttentionView::tokens)
     std::size_t heads = 0, key_len = 0;  // keys past key_len are padding
-    bool causal = false, additive = false;
+    bool causal = false;
     std::vector<ViewArray> layers;        // per layer: weights [H,Tq,Tk]
     std::optional<AttentionSteps> steps;  // at the step layer
 };
@@ -75,11 +75,11 @@ struct ViewOptions {
 };
 
 // One step's data from what a multi-head forward computed: q [Tq,D], k and v [Tk,D] (after
-// projection), ctx [Tq,D], weights [H,Tq,Tk]; the output projection p.out applied to ctx
-// (linear_forward, as the layer does) when there is one.
+// projection), ctx [Tq,D], weights [H,Tq,Tk], and its output y [Tq,D] when the caller has it
+// (else p.out applied to ctx, with linear_forward as the layer does, or ctx itself without one).
 AttentionSteps attention_steps(std::size_t layer, ConstMat q, ConstMat k, ConstMat v, ConstMat ctx,
                                const float* weights, std::size_t key_len, const AttentionOptions& opt,
-                               const MultiHeadParams& p);
+                               const MultiHeadParams& p, const float* y = nullptr);
 
 // A translation model on one source line: the source cut to max_tokens, its translation
 // searched with opt.decode (also cut to max_tokens), then the encoder and the decoder run
@@ -92,8 +92,9 @@ AttentionView view_translation(const ModelDir& md, std::string_view line, const 
 AttentionView view_bert(const BertDir& bd, std::string_view line, const ViewOptions& opt);
 
 // tfm-attend's computation on one sequence: queries x_q [Tq,D], keys x_k and values x_v [Tk,D].
+// Additive when p.additive is set; self: one token list (x_q is also the keys' input).
 AttentionView view_attention(ConstMat x_q, ConstMat x_k, ConstMat x_v, std::size_t key_len,
-                             const AttentionOptions& opt, const MultiHeadParams& p, bool additive, bool self);
+                             const AttentionOptions& opt, const MultiHeadParams& p, bool self);
 
 // Attention weights the tools wrote (tfm-encode --attention-out, tfm-attend --weights-out):
 // one [H,Tq,Tk] per layer (a [Tq,Tk] is one head), all of one shape; no step data. Labels
